@@ -1,0 +1,119 @@
+#include <algorithm>
+
+#include "cli.hpp"
+
+namespace lk::cli {
+
+namespace {
+
+struct RoundtripOutcome {
+    enum Kind { identical, differs, failed } kind = failed;
+    std::size_t offset = 0;
+    std::optional<std::uint32_t> line;
+    std::size_t original_size = 0, written_size = 0;
+    Diagnostic error;
+};
+
+RoundtripOutcome roundtrip_one(const std::string& path) {
+    RoundtripOutcome out;
+    auto blob = Blob::map_file(path);
+    if (!blob) {
+        out.error = std::move(blob).error();
+        return out;
+    }
+    ReadOptions ro;
+    ro.source_name = path;
+    ro.base_dir = std::filesystem::path(path).parent_path();
+    auto doc = read_document(blob.value(), ro);
+    if (!doc) {
+        out.error = std::move(doc).error();
+        return out;
+    }
+    auto written = doc.value()->write();
+    if (!written) {
+        out.error = std::move(written).error();
+        if (out.error.file.empty()) out.error.file = path;
+        return out;
+    }
+    const ByteSpan a = blob->bytes();
+    const Bytes& b = written.value();
+    out.original_size = a.size();
+    out.written_size = b.size();
+    auto mism = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+    if (mism.first == a.end() && mism.second == b.end()) {
+        out.kind = RoundtripOutcome::identical;
+        return out;
+    }
+    out.kind = RoundtripOutcome::differs;
+    out.offset = static_cast<std::size_t>(mism.first - a.begin());
+    out.line = doc.value()->line_of(out.offset);
+    return out;
+}
+
+}  // namespace
+
+void add_roundtrip_command(CLI::App& app) {
+    struct Opts {
+        std::vector<std::string> files;
+        bool json = false;
+        unsigned jobs = 0;
+    };
+    auto opts = std::make_shared<Opts>();
+    CLI::App* cmd = app.add_subcommand(
+        "roundtrip", "Read, write back to memory and compare bytes with the input");
+    cmd->add_option("files", opts->files, "Input files")->required();
+    cmd->add_flag("--json", opts->json, "One JSON object per line per file");
+    cmd->add_option("-j,--jobs", opts->jobs, "Parallel jobs (default: all cores)");
+    cmd->callback([opts] {
+        const std::size_t n = opts->files.size();
+        std::vector<RoundtripOutcome> res(n);
+        std::size_t same = 0, differ = 0, failed = 0;
+        int worst_input = kOk;
+        parallel_ordered(
+            n, opts->jobs, [&](std::size_t i) { res[i] = roundtrip_one(opts->files[i]); },
+            [&](std::size_t i) {
+                const RoundtripOutcome& r = res[i];
+                const std::string& f = opts->files[i];
+                Json j;
+                j["file"] = f;
+                switch (r.kind) {
+                    case RoundtripOutcome::identical:
+                        ++same;
+                        j["result"] = "identical";
+                        if (!opts->json) std::printf("%s: identical\n", f.c_str());
+                        break;
+                    case RoundtripOutcome::differs: {
+                        ++differ;
+                        j["result"] = "differs";
+                        j["offset"] = r.offset;
+                        if (r.line) j["line"] = *r.line;
+                        j["original_size"] = r.original_size;
+                        j["written_size"] = r.written_size;
+                        if (!opts->json) {
+                            if (r.line) {
+                                std::printf("%s: differs at byte %zu (line %u)\n", f.c_str(),
+                                            r.offset, *r.line);
+                            } else {
+                                std::printf("%s: differs at byte %zu\n", f.c_str(), r.offset);
+                            }
+                        }
+                        break;
+                    }
+                    case RoundtripOutcome::failed:
+                        ++failed;
+                        j["result"] = "failed";
+                        j["error"] = r.error.to_string();
+                        worst_input = std::max(worst_input, exit_code_for(r.error));
+                        if (!opts->json) std::printf("%s: failed: %s\n", f.c_str(), r.error.to_string().c_str());
+                        break;
+                }
+                if (opts->json) std::printf("%s\n", j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                std::fflush(stdout);
+            },
+            n > 1);
+        std::printf("%zu identical, %zu differ, %zu failed\n", same, differ, failed);
+        exit_status() = failed ? worst_input : (differ ? kProblems : kOk);
+    });
+}
+
+}  // namespace lk::cli

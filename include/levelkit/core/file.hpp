@@ -1,0 +1,76 @@
+// File input and output.
+//
+// Input: MappedFile memory-maps a regular file read-only (falling back to reading it for pipes
+// and special files). Output: write_file_atomic writes to a temporary file in the destination's
+// directory, syncs it and renames it over the destination, so readers never see a half-written
+// file and a failed run leaves nothing behind.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "levelkit/core/bytes.hpp"
+#include "levelkit/core/result.hpp"
+
+namespace lk {
+
+class MappedFile {
+public:
+    MappedFile() = default;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    MappedFile(MappedFile&& o) noexcept;
+    MappedFile& operator=(MappedFile&& o) noexcept;
+    ~MappedFile();
+
+    // Errors are "io.*" diagnostics carrying the path.
+    static Result<MappedFile> open(const std::filesystem::path& path);
+
+    ByteSpan bytes() const { return {data_, size_}; }
+    std::string_view text() const { return {reinterpret_cast<const char*>(data_), size_}; }
+    std::size_t size() const { return size_; }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    void reset();
+    const std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+    bool mapped_ = false;
+    Bytes owned_;  // used when mapping is impossible
+    std::filesystem::path path_;
+};
+
+Result<Bytes> read_file(const std::filesystem::path& path);
+
+// Immutable, cheaply copyable bytes with shared ownership: a mapped file or an owned buffer.
+// Documents that keep zero-copy views into their input hold a Blob to keep it alive.
+class Blob {
+public:
+    Blob() = default;
+    static Blob from_bytes(Bytes bytes);
+    static Blob copy_of(ByteSpan bytes);
+    static Blob copy_of(std::string_view text) { return copy_of(as_bytes(text)); }
+    static Result<Blob> map_file(const std::filesystem::path& path);
+
+    ByteSpan bytes() const { return span_; }
+    std::string_view text() const { return as_text(span_); }
+    std::size_t size() const { return span_.size(); }
+    bool empty() const { return span_.empty(); }
+
+private:
+    std::shared_ptr<const void> owner_;
+    ByteSpan span_;
+};
+
+// Atomically replaces/creates `path` with `data`. Never leaves a partial file at `path`.
+Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data);
+inline Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view text) {
+    return write_file_atomic(path, as_bytes(text));
+}
+
+// True if both paths name the same existing file (same device and inode).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+}  // namespace lk

@@ -1,0 +1,13 @@
+// Every format and converter adapter, listed once. Each is defined in src/any/<format>.cpp.
+#pragma once
+
+#include "levelkit/any/document.hpp"
+
+namespace lk::handlers {
+
+// Formats (see registry.cpp for the detection order).
+// extern const FormatHandler vmf;
+
+// Converters.
+
+}  // namespace lk::handlers

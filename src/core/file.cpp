@@ -1,0 +1,186 @@
+#include "levelkit/core/file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace lk {
+
+namespace {
+
+Diagnostic io_error(std::string code, const std::filesystem::path& p, std::string_view what,
+                    int err) {
+    return Diagnostic::error(std::move(code),
+                             fmt::format("cannot {}: {}", what, std::strerror(err)))
+        .in_file(p.string());
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+    int release() {
+        int f = fd_;
+        fd_ = -1;
+        return f;
+    }
+
+private:
+    int fd_;
+};
+
+bool read_all(int fd, Bytes& out) {
+    std::byte buf[1 << 16];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (n == 0) return true;
+        out.insert(out.end(), buf, buf + n);
+    }
+}
+
+}  // namespace
+
+MappedFile::MappedFile(MappedFile&& o) noexcept { *this = std::move(o); }
+
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+    if (this != &o) {
+        reset();
+        mapped_ = o.mapped_;
+        size_ = o.size_;
+        owned_ = std::move(o.owned_);
+        path_ = std::move(o.path_);
+        data_ = mapped_ ? o.data_ : owned_.data();
+        o.data_ = nullptr;
+        o.size_ = 0;
+        o.mapped_ = false;
+    }
+    return *this;
+}
+
+MappedFile::~MappedFile() { reset(); }
+
+void MappedFile::reset() {
+    if (mapped_ && data_) ::munmap(const_cast<std::byte*>(data_), size_);
+    data_ = nullptr;
+    size_ = 0;
+    mapped_ = false;
+    owned_.clear();
+}
+
+Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return io_error("io.open", path, "open for reading", errno);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return io_error("io.stat", path, "stat", errno);
+    if (S_ISDIR(st.st_mode)) {
+        return Diagnostic::error("io.is-directory", "is a directory, not a file")
+            .in_file(path.string());
+    }
+    MappedFile f;
+    f.path_ = path;
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE,
+                         fd.get(), 0);
+        if (p != MAP_FAILED) {
+            f.data_ = static_cast<const std::byte*>(p);
+            f.size_ = static_cast<std::size_t>(st.st_size);
+            f.mapped_ = true;
+            return f;
+        }
+    }
+    if (!read_all(fd.get(), f.owned_)) return io_error("io.read", path, "read", errno);
+    f.data_ = f.owned_.data();
+    f.size_ = f.owned_.size();
+    return f;
+}
+
+Result<Bytes> read_file(const std::filesystem::path& path) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return io_error("io.open", path, "open for reading", errno);
+    Bytes out;
+    struct stat st {};
+    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)) {
+        out.reserve(static_cast<std::size_t>(st.st_size));
+    }
+    if (!read_all(fd.get(), out)) return io_error("io.read", path, "read", errno);
+    return out;
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data) {
+    std::filesystem::path dir = path.parent_path();
+    if (dir.empty()) dir = ".";
+    std::string tmpl = dir.string();
+    tmpl += "/.";
+    tmpl += path.filename().string();
+    tmpl += ".lk-XXXXXX";
+    int raw = ::mkstemp(tmpl.data());
+    if (raw < 0) return io_error("io.create", path, "create a temporary file next to it", errno);
+    Fd fd(raw);
+    auto fail = [&](std::string code, std::string_view what) -> Result<void> {
+        const int err = errno;
+        ::unlink(tmpl.c_str());
+        return io_error(std::move(code), path, what, err);
+    };
+    const std::byte* p = data.data();
+    std::size_t left = data.size();
+    while (left > 0) {
+        ssize_t n = ::write(fd.get(), p, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return fail("io.write", "write");
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    // Keep the permissions a normal create would give (mkstemp makes 0600).
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    struct stat st {};
+    const mode_t mode = (::stat(path.c_str(), &st) == 0) ? (st.st_mode & 07777) : (0666 & ~mask);
+    if (::fchmod(fd.get(), mode) != 0) return fail("io.chmod", "set permissions");
+    if (::fsync(fd.get()) != 0) return fail("io.sync", "sync");
+    if (::close(fd.release()) != 0) return fail("io.close", "close");
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail("io.rename", "rename into place");
+    return success();
+}
+
+Blob Blob::from_bytes(Bytes bytes) {
+    auto owned = std::make_shared<const Bytes>(std::move(bytes));
+    Blob b;
+    b.span_ = ByteSpan(owned->data(), owned->size());
+    b.owner_ = std::move(owned);
+    return b;
+}
+
+Blob Blob::copy_of(ByteSpan bytes) { return from_bytes(Bytes(bytes.begin(), bytes.end())); }
+
+Result<Blob> Blob::map_file(const std::filesystem::path& path) {
+    auto mf = MappedFile::open(path);
+    if (!mf) return std::move(mf).error();
+    auto owned = std::make_shared<const MappedFile>(std::move(mf).value());
+    Blob b;
+    b.span_ = owned->bytes();
+    b.owner_ = std::move(owned);
+    return b;
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+    std::error_code ec;
+    return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+}  // namespace lk

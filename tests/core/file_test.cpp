@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "levelkit/core/file.hpp"
+
+using namespace lk;
+
+namespace {
+std::filesystem::path temp_dir() {
+    auto d = std::filesystem::temp_directory_path() /
+             ("lk-file-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+}
+}  // namespace
+
+TEST(File, AtomicWriteThenMapReadsBack) {
+    auto d = temp_dir();
+    auto p = d / "out.bin";
+    ASSERT_TRUE(write_file_atomic(p, std::string_view("hello")));
+    auto m = MappedFile::open(p);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->text(), "hello");
+    ASSERT_TRUE(write_file_atomic(p, std::string_view("")));
+    auto e = Blob::map_file(p);
+    ASSERT_TRUE(e);
+    EXPECT_TRUE(e->empty());
+    // No temporary files are left behind.
+    std::size_t n = 0;
+    for ([[maybe_unused]] auto& x : std::filesystem::directory_iterator(d)) ++n;
+    EXPECT_EQ(n, 1u);
+    std::filesystem::remove_all(d);
+}
+
+TEST(File, FailedWriteLeavesNothing) {
+    auto p = std::filesystem::path("/nonexistent-dir-lk/x.vmf");
+    auto r = write_file_atomic(p, std::string_view("x"));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().file, p.string());
+    EXPECT_FALSE(std::filesystem::exists(p));
+}
+
+TEST(File, MissingFileIsIoError) {
+    auto r = MappedFile::open("/nonexistent-lk-file");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, "io.open");
+}

@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include "levelkit/core/geometry.hpp"
+
+using namespace lk;
+
+namespace {
+// An axis-aligned box as Hammer writes it: 6 planes with outward normals.
+std::vector<std::optional<Plane>> box(Vec3 mn, Vec3 mx) {
+    return {Plane{{0, 0, 1}, mx.z},  Plane{{0, 0, -1}, -mn.z}, Plane{{-1, 0, 0}, -mn.x},
+            Plane{{1, 0, 0}, mx.x},  Plane{{0, 1, 0}, mx.y},   Plane{{0, -1, 0}, -mn.y}};
+}
+}  // namespace
+
+TEST(Plane, FromPointsFollowsVbspRule) {
+    // Top face of a box from a real Hammer file: "(-64 64 64) (64 64 64) (64 -64 64)".
+    auto p = Plane::from_points({-64, 64, 64}, {64, 64, 64}, {64, -64, 64});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->normal, Vec3(0, 0, 1));
+    EXPECT_EQ(p->dist, 64);
+    EXPECT_FALSE(Plane::from_points({0, 0, 0}, {1, 1, 1}, {2, 2, 2}));
+}
+
+TEST(Winding, BaseWindingIsOnPlaneAndWoundOutward) {
+    Plane pl{normalize({1, 2, 3}), 10};
+    Winding w = base_winding(pl, 1000);
+    ASSERT_EQ(w.size(), 4u);
+    for (auto& p : w) EXPECT_NEAR(pl.distance_to(p), 0, 1e-9);
+    auto n = Plane::from_points(w[0], w[1], w[2]);
+    ASSERT_TRUE(n);
+    EXPECT_TRUE(near(n->normal, pl.normal, 1e-12));
+}
+
+TEST(Winding, ClipKeepsBackSide) {
+    Winding sq{{0, 0, 0}, {0, 10, 0}, {10, 10, 0}, {10, 0, 0}};
+    Winding out;
+    clip_winding_back(sq, Plane{{1, 0, 0}, 4}, 1e-9, out);
+    ASSERT_EQ(out.size(), 4u);
+    for (auto& p : out) EXPECT_LE(p.x, 4);
+    EXPECT_NEAR(winding_area(out), 40, 1e-9);
+    clip_winding_back(sq, Plane{{1, 0, 0}, -1}, 1e-9, out);
+    EXPECT_TRUE(out.empty());
+    clip_winding_back(sq, Plane{{1, 0, 0}, 11}, 1e-9, out);
+    EXPECT_EQ(out.size(), 4u);
+}
+
+TEST(Brush, BoxHasSixQuads) {
+    BrushPolygons bp;
+    auto planes = box({-64, -32, 0}, {64, 32, 128});
+    build_brush_polygons(planes, {0, 0, 64}, bp);
+    EXPECT_TRUE(bp.valid());
+    ASSERT_EQ(bp.face_count(), 6u);
+    for (std::size_t i = 0; i < 6; ++i) {
+        auto f = bp.face(i);
+        ASSERT_EQ(f.size(), 4u);
+        for (auto& p : f) EXPECT_NEAR(planes[i]->distance_to(p), 0, 1e-9);
+        // Wound as Hammer/VBSP do: the first three points give back the outward plane, so the
+        // usual right-hand area vector points inward.
+        auto back = Plane::from_points(f[0], f[1], f[2]);
+        ASSERT_TRUE(back);
+        EXPECT_TRUE(near(back->normal, planes[i]->normal, 1e-12));
+        EXPECT_LT(dot(winding_area_vector(f), planes[i]->normal), 0);
+    }
+}
+
+TEST(Brush, ReportsOpenDuplicateAndUntouchedPlanes) {
+    BrushPolygons bp;
+    auto planes = box({0, 0, 0}, {10, 10, 10});
+    planes.pop_back();  // no -y side: open
+    build_brush_polygons(planes, {5, 5, 5}, bp);
+    ASSERT_FALSE(bp.valid());
+    EXPECT_EQ(bp.problems.back().problem, BrushProblem::open);
+
+    planes = box({0, 0, 0}, {10, 10, 10});
+    planes.push_back(planes[0]);
+    build_brush_polygons(planes, {5, 5, 5}, bp);
+    ASSERT_EQ(bp.problems.size(), 1u);
+    EXPECT_EQ(bp.problems[0].problem, BrushProblem::duplicate_plane);
+    EXPECT_EQ(bp.problems[0].side, 6u);
+
+    planes = box({0, 0, 0}, {10, 10, 10});
+    planes.push_back(Plane{normalize({1, 1, 1}), 100});  // far outside: touches nothing
+    build_brush_polygons(planes, {5, 5, 5}, bp);
+    ASSERT_EQ(bp.problems.size(), 1u);
+    EXPECT_EQ(bp.problems[0].problem, BrushProblem::side_no_face);
+
+    planes = box({0, 0, 0}, {10, 10, 10});
+    planes[3] = std::nullopt;
+    build_brush_polygons(planes, {5, 5, 5}, bp);
+    EXPECT_EQ(bp.problems[0].problem, BrushProblem::degenerate_plane);
+}
+
+TEST(Brush, WedgeClipsCorner) {
+    auto planes = box({0, 0, 0}, {10, 10, 10});
+    planes.push_back(Plane{normalize({1, 1, 0}), 15 / std::sqrt(2.0)});
+    BrushPolygons bp;
+    build_brush_polygons(planes, {5, 5, 5}, bp);
+    EXPECT_TRUE(bp.valid());
+    EXPECT_EQ(bp.face_count(), 7u);
+    EXPECT_EQ(bp.face(0).size(), 5u);  // top loses a corner
+    EXPECT_EQ(bp.face(6).size(), 4u);
+    EXPECT_NEAR(winding_area(bp.face(6)), 10 * 5 * std::sqrt(2.0), 1e-9);
+
+    // A plane through the (10,0)-(0,10) diagonal leaves the +x side only an edge: no face.
+    planes.back() = Plane{normalize({1, 1, 0}), 10 / std::sqrt(2.0)};
+    build_brush_polygons(planes, {5, 5, 5}, bp);
+    ASSERT_FALSE(bp.valid());
+    EXPECT_EQ(bp.problems[0].problem, BrushProblem::side_no_face);
+}
+
+TEST(Angles, MatrixRoundTrip) {
+    for (Vec3 a : {Vec3{0, 90, 0}, Vec3{30, 45, 10}, Vec3{-20, 170, -5}}) {
+        Mat3 m = angle_matrix(a);
+        Vec3 b = matrix_angles(m);
+        EXPECT_TRUE(near(b, a, 1e-9)) << b.x << " " << b.y << " " << b.z;
+    }
+    // yaw 90 turns +x into +y.
+    EXPECT_TRUE(near(angle_matrix({0, 90, 0}) * Vec3{1, 0, 0}, {0, 1, 0}, 1e-12));
+    // pitch 90 turns +x into -z (Source pitch is "down").
+    EXPECT_TRUE(near(angle_matrix({90, 0, 0}) * Vec3{1, 0, 0}, {0, 0, -1}, 1e-12));
+}

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <random>
+
+#include "levelkit/core/text.hpp"
+
+using namespace lk;
+
+TEST(LineMap, CountsLfCrlfAndCr) {
+    LineMap m("ab\ncd\r\nef\rgh");
+    EXPECT_EQ(m.locate(0).line, 1u);
+    EXPECT_EQ(m.locate(1).column, 2u);
+    EXPECT_EQ(m.locate(3).line, 2u);
+    EXPECT_EQ(m.locate(7).line, 3u);
+    EXPECT_EQ(m.locate(10).line, 4u);
+    EXPECT_EQ(m.locate(11).column, 2u);
+    EXPECT_EQ(m.locate(999).line, 4u);
+    Diagnostic d = m.error_at(4, "x", "bad");
+    EXPECT_EQ(d.to_string(), ":2:2: error: bad");
+}
+
+TEST(Numbers, ParsesVmfStyleNumbers) {
+    EXPECT_EQ(parse_double("0"), 0.0);
+    EXPECT_EQ(parse_double("-128"), -128.0);
+    EXPECT_EQ(parse_double("0.25"), 0.25);
+    EXPECT_EQ(parse_double("9.53674e-007"), 9.53674e-7);
+    EXPECT_EQ(parse_double("1E+010"), 1e10);
+    EXPECT_EQ(parse_double("+3.5"), 3.5);
+    EXPECT_EQ(parse_double(".5"), 0.5);
+    EXPECT_EQ(parse_double("5."), 5.0);
+    EXPECT_FALSE(parse_double(""));
+    EXPECT_FALSE(parse_double("1.0x"));
+    EXPECT_FALSE(parse_double(" 1"));
+    EXPECT_FALSE(parse_double("-"));
+    EXPECT_TRUE(std::isinf(*parse_double("1e999")));
+    EXPECT_EQ(*parse_double("1e-999"), 0.0);
+}
+
+TEST(Numbers, FastPathAgreesWithFromChars) {
+    std::mt19937_64 rng(42);
+    for (int i = 0; i < 200000; ++i) {
+        const double v = std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 80)) *
+                         ((rng() & 1) ? -1 : 1);
+        char buf[64];
+        auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed,
+                               static_cast<int>(rng() % 12));
+        std::string_view s(buf, static_cast<std::size_t>(r.ptr - buf));
+        double want = 0;
+        std::from_chars(s.data(), s.data() + s.size(), want);
+        auto got = parse_double(s);
+        ASSERT_TRUE(got) << s;
+        ASSERT_EQ(*got, want) << s;
+    }
+}
+
+TEST(Numbers, FormatsShortestRoundTrip) {
+    EXPECT_EQ(format_double(1.0), "1");
+    EXPECT_EQ(format_double(-0.0), "0");
+    EXPECT_EQ(format_double(0.1), "0.1");
+    EXPECT_EQ(format_fixed(1.5000, 6), "1.5");
+    EXPECT_EQ(format_fixed(-0.0000001, 6), "0");
+    EXPECT_EQ(*parse_double(format_double(1.0 / 3)), 1.0 / 3);
+    EXPECT_EQ(parse_int("-42"), -42);
+    EXPECT_FALSE(parse_int("4x"));
+}
+
+TEST(Strings, CaseInsensitiveHelpers) {
+    EXPECT_TRUE(iequals("Solid", "sOLID"));
+    EXPECT_FALSE(iequals("solid", "solids"));
+    EXPECT_TRUE(iends_with("MAP.VMF", ".vmf"));
+    EXPECT_EQ(split_ws("  a  b\tc ").size(), 3u);
+    EXPECT_EQ(printable("a\x1b" "b"), "a\\x1bb");
+}
