@@ -5,9 +5,10 @@
 
 namespace lk::handlers {
 
-// Formats (see registry.cpp for the detection order).
-// extern const FormatHandler vmf;
+// Formats.
+extern const FormatHandler vmf;
 
 // Converters.
+extern const ConverterHandler vmf_to_vmf_converter;
 
 }  // namespace lk::handlers
