@@ -94,11 +94,53 @@ private:
         return id;
     }
 
+    // First n bytes of a and b equal; n is a few bytes (a line ending and some tabs).
+    static bool same_prefix(const char* a, const char* b, std::size_t n) {
+        for (; n >= 8; a += 8, b += 8, n -= 8) {
+            std::uint64_t x, y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            if (x != y) return false;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (a[i] != b[i]) return false;
+        }
+        return true;
+    }
+    // The common case in one step: the canonical gap before a '}' closing a block at depth-1
+    // (returns 2) or before a token at `depth` (returns 1). Consumes it; 0 = not canonical.
+    int fast_gap(std::size_t depth) {
+        const std::size_t left = static_cast<std::size_t>(end_ - p_);
+        const std::size_t e = d_.eol.size(), iu = d_.indent.size();
+        if (depth > 0) {
+            const std::size_t n = e + iu * (depth - 1);
+            if (n < left && p_[n] == '}' && same_prefix(p_, canon_.data(), n)) {
+                p_ += n;
+                return 2;
+            }
+        }
+        const std::size_t n = e + iu * depth;
+        if (n < left && same_prefix(p_, canon_.data(), n)) {
+            const char c = p_[n];
+            if (!is_ws(c) && c != '/') {
+                p_ += n;
+                return 1;
+            }
+        }
+        return 0;
+    }
+
     bool canonical(std::string_view gap, std::size_t depth) const {
         const std::size_t want = d_.eol.size() + d_.indent.size() * depth;
         if (gap.size() != want) return false;
-        // canon_ is eol + indent * kCanonDepth; every canonical gap is a prefix of it.
-        if (depth <= kCanonDepth) return std::memcmp(gap.data(), canon_.data(), want) == 0;
+        // canon_ is eol + indent * kCanonDepth; every canonical gap is a prefix of it. Gaps are
+        // a few bytes, so a plain loop beats a memcmp call.
+        if (depth <= kCanonDepth) {
+            for (std::size_t i = 0; i < want; ++i) {
+                if (gap[i] != canon_[i]) return false;
+            }
+            return true;
+        }
         if (gap.compare(0, d_.eol.size(), d_.eol) != 0) return false;
         const std::size_t iu = d_.indent.size();
         for (std::size_t i = d_.eol.size(); i < gap.size(); i += iu) {
@@ -106,8 +148,8 @@ private:
         }
         return true;
     }
-    void set_before(NodeId id, std::string_view gap, std::size_t depth, bool first) {
-        const bool ok = first ? gap.empty() : canonical(gap, depth);
+    void set_before(NodeId id, std::string_view gap, std::size_t depth, bool first, bool known) {
+        const bool ok = known || (first ? gap.empty() : canonical(gap, depth));
         if (!ok) {
             Layout& l = d_.layout_of(id);
             l.before = gap;
@@ -158,8 +200,13 @@ private:
         return std::string_view(start, static_cast<std::size_t>(p_ - start));
     }
 
-    Result<Token> read_quoted(const char* open);
-    Result<Token> read_token();
+    // Token readers return false on error and leave it in error_ (no Result on the hot path).
+    bool read_quoted(const char* open, Token& t);
+    bool read_token(Token& t);
+    bool fail(Diagnostic d) {
+        error_ = std::move(d);
+        return false;
+    }
 
     // Offers a just-closed block to the streaming callback; drops it if asked.
     void closed(std::vector<Open>& stack) {
@@ -193,18 +240,20 @@ private:
     static constexpr std::size_t kCanonDepth = 32;
     std::string canon_;
     bool has_cr_ = false;
+    Diagnostic error_;
 };
 
 // Reads one quoted string starting at `open` (a '"'); the token's text is the decoded content.
-Result<Token> Parser::read_quoted(const char* open) {
+bool Parser::read_quoted(const char* open, Token& t) {
     const char* start = open + 1;
-    Token t;
+    t = Token{};
     t.quoted = true;
     if (!d_.opt.escapes) {
         const void* q = std::memchr(start, '"', static_cast<std::size_t>(end_ - start));
         if (!q) {
-            return error(open, "kv.unterminated-string",
-                         "unterminated quoted string (no closing '\"' before the end of file)");
+            return fail(
+                error(open, "kv.unterminated-string",
+                      "unterminated quoted string (no closing '\"' before the end of file)"));
         }
         const char* close = static_cast<const char*>(q);
         const auto len = static_cast<std::size_t>(close - start);
@@ -216,7 +265,7 @@ Result<Token> Parser::read_quoted(const char* open) {
         t.off = static_cast<std::uint32_t>(off(start));
         t.len = static_cast<std::uint32_t>(len);
         p_ = close + 1;
-        return t;
+        return true;
     }
     // Escape mode: \n \t \v \b \r \f \a \\ \? \' \" decoded (Valve KeyValues); any other
     // backslash pair is kept as written.
@@ -273,8 +322,8 @@ Result<Token> Parser::read_quoted(const char* open) {
         scratch_ += *p++;
     }
     if (p >= end_) {
-        return error(open, "kv.unterminated-string",
-                     "unterminated quoted string (no closing '\"' before the end of file)");
+        return fail(error(open, "kv.unterminated-string",
+                          "unterminated quoted string (no closing '\"' before the end of file)"));
     }
     p_ = p + 1;
     if (changed) {
@@ -285,37 +334,39 @@ Result<Token> Parser::read_quoted(const char* open) {
         t.off = static_cast<std::uint32_t>(off(start));
         t.len = static_cast<std::uint32_t>(p - start);
     }
-    return t;
+    return true;
 }
 
-Result<Token> Parser::read_token() {
+bool Parser::read_token(Token& t) {
     const char* begin = p_;
     if (*p_ != '"') {
         while (p_ < end_ && !ends_bare(*p_)) ++p_;
-        Token t;
+        t = Token{};
         t.off = static_cast<std::uint32_t>(off(begin));
         t.len = static_cast<std::uint32_t>(p_ - begin);
         t.raw = std::string_view(begin, t.len);
-        return t;
+        return true;
     }
-    auto first = read_quoted(p_);
-    if (!first) return first;
-    Token t = first.value();
-    // `"a" + "b"` concatenation: peek past whitespace for '+', then for another quoted string.
+    if (!read_quoted(p_, t)) return false;
+    // `"a" + "b"` concatenation: a '+' on the same line, then another quoted string.
     auto skip_ws = [&](const char* q) {
         while (q < end_ && is_ws(*q) && *q != '\0') ++q;
         return q;
     };
-    const char* q = skip_ws(p_);
+    auto skip_blanks = [&](const char* q) {
+        while (q < end_ && (*q == ' ' || *q == '\t')) ++q;
+        return q;
+    };
+    const char* q = skip_blanks(p_);
     if (q < end_ && *q == '+') {
         const char* r = skip_ws(q + 1);
         if (r < end_ && *r == '"') {
             std::string joined(text(t));
+            Token next;
             for (;;) {
-                auto next = read_quoted(r);
-                if (!next) return next;
-                joined += text(next.value());
-                q = skip_ws(p_);
+                if (!read_quoted(r, next)) return false;
+                joined += text(next);
+                q = skip_blanks(p_);
                 if (q >= end_ || *q != '+') break;
                 r = skip_ws(q + 1);
                 if (r >= end_ || *r != '"') break;
@@ -326,7 +377,7 @@ Result<Token> Parser::read_token() {
         }
     }
     t.raw = std::string_view(begin, static_cast<std::size_t>(p_ - begin));
-    return t;
+    return true;
 }
 
 Result<void> Parser::run() {
@@ -361,6 +412,7 @@ Result<void> Parser::run() {
     }
     canon_ = d_.eol;
     for (std::size_t i = 0; i < kCanonDepth; ++i) canon_ += d_.indent;
+    canon_.append(8, '\0');  // same_prefix reads whole words
     // Hammer lines average over 20 bytes, one node each; a generous reservation costs nothing
     // (untouched pages are never made resident). Streaming readers keep only small subtrees.
     d_.nodes().reserve(
@@ -368,15 +420,17 @@ Result<void> Parser::run() {
         16);
 
     std::vector<Open> stack{{0, kNone, kNone, p_, 0}};
+    Token key, value;
     bool first = true;
     // A UTF-8 byte order mark belongs to the layout before the first token.
     const char* first_gap_begin = p_;
     if (src_.size() >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) p_ += 3;
     for (;;) {
         const char* gap_begin = first ? first_gap_begin : p_;
-        skip_gap();
-        const std::string_view gap(gap_begin, static_cast<std::size_t>(p_ - gap_begin));
         const std::size_t depth = stack.size() - 1;
+        const int known = first || depth > kCanonDepth ? 0 : fast_gap(depth);
+        if (!known) skip_gap();
+        const std::string_view gap(gap_begin, static_cast<std::size_t>(p_ - gap_begin));
         if (p_ >= end_) {
             if (stack.size() > 1) {
                 const Open& open = stack.back();
@@ -397,7 +451,7 @@ Result<void> Parser::run() {
         if (c == '}') {
             if (stack.size() == 1) return error(p_, "kv.stray-brace", "'}' without a matching '{'");
             const NodeId id = stack.back().id;
-            if (!canonical(gap, depth - 1)) {
+            if (known != 2 && !canonical(gap, depth - 1)) {
                 Layout& l = d_.layout_of(id);
                 l.close = gap;
                 l.mask |= Layout::kClose;
@@ -414,28 +468,31 @@ Result<void> Parser::run() {
             const std::size_t layouts = d_.layouts.size();
             const NodeId id = append(stack.back(), NodeKind::block, p_);
             d_.nodes()[id].flags |= kAnonymous;
-            set_before(id, gap, depth, first);
+            set_before(id, gap, depth, first, known == 1);
             first = false;
             stack.push_back({id, kNone, kNone, p_, layouts});
             ++p_;
             continue;
         }
         const char* key_at = p_;
-        auto key = read_token();
-        if (!key) return std::move(key).error();
-        check_length(key.value(), key_at);
+        if (!read_token(key)) return std::move(error_);
+        check_length(key, key_at);
         const std::size_t layouts_before = d_.layouts.size();
-        const bool directive =
-            d_.opt.directives && !key->quoted && depth == 0 &&
-            (iequals(text(key.value()), "#include") || iequals(text(key.value()), "#base"));
+        const bool directive = d_.opt.directives && !key.quoted && depth == 0 &&
+                               (iequals(text(key), "#include") || iequals(text(key), "#base"));
         const NodeId id =
             append(stack.back(), directive ? NodeKind::directive : NodeKind::value, key_at);
-        set_before(id, gap, depth, first);
+        set_before(id, gap, depth, first, known == 1);
         first = false;
-        set_key(id, key.value());
+        set_key(id, key);
 
         const char* mid_begin = p_;
-        skip_gap();
+        // Canonical `"key" "value"`: one space, then the value.
+        if (p_ + 1 < end_ && *p_ == ' ' && !is_ws(p_[1]) && p_[1] != '/') {
+            ++p_;
+        } else {
+            skip_gap();
+        }
         std::string_view mid(mid_begin, static_cast<std::size_t>(p_ - mid_begin));
         bool cond_after_key = false;
         if (d_.opt.conditions && !directive && p_ < end_ && *p_ == '[') {
@@ -451,7 +508,7 @@ Result<void> Parser::run() {
         }
         if (p_ >= end_ || *p_ == '}') {
             return error(key_at, "kv.missing-value",
-                         fmt::format("key '{}' has no value", printable(text(key.value()))));
+                         fmt::format("key '{}' has no value", printable(text(key))));
         }
         if (*p_ == '{' && !directive) {
             d_.nodes()[id].kind = NodeKind::block;
@@ -470,10 +527,9 @@ Result<void> Parser::run() {
             l.mask |= Layout::kMid;
         }
         const char* value_at = p_;
-        auto value = read_token();
-        if (!value) return std::move(value).error();
-        check_length(value.value(), value_at);
-        set_value(id, value.value());
+        if (!read_token(value)) return std::move(error_);
+        check_length(value, value_at);
+        set_value(id, value);
         if (d_.opt.conditions && !directive && !cond_after_key) {
             // A condition may follow the value on the same line.
             const char* q = p_;

@@ -156,41 +156,61 @@ private:
                 dst = *i != 0;
                 return true;
             };
-            if (iequals(k, "color") && !e.color) {
-                auto parts = split_ws(v);
-                std::array<int, 3> rgb{};
-                ok = parts.size() == 3;
-                for (std::size_t i = 0; ok && i < 3; ++i) {
-                    auto x = parse_int(parts[i]);
-                    ok = x.has_value();
-                    if (ok) rgb[i] = static_cast<int>(*x);
-                }
-                if (ok) e.color = rgb;
-            } else if (iequals(k, "visgroupid")) {
-                if (auto i = parse_int(trim(v))) {
-                    e.visgroup_ids.push_back(*i);
-                    ok = true;
-                }
-            } else if (iequals(k, "groupid") && !e.group_id) {
-                if (auto i = parse_int(trim(v))) {
-                    e.group_id = *i;
-                    ok = true;
-                }
-            } else if (iequals(k, "visgroupshown")) {
-                ok = flag(e.visgroup_shown);
-            } else if (iequals(k, "visgroupautoshown")) {
-                ok = flag(e.visgroup_autoshown);
-            } else if (iequals(k, "cordonsolid")) {
-                ok = flag(e.cordon_solid);
-            } else if (iequals(k, "comments") && !e.comments) {
-                e.comments = std::string(v);
-                ok = true;
-            } else if (iequals(k, "logicalpos") && !e.logical_pos) {
-                double x = 0, y = 0;
-                if (detail::parse_vec2_bracket(v, x, y)) {
-                    e.logical_pos = std::array<double, 2>{x, y};
-                    ok = true;
-                }
+            switch (k.size()) {
+                case 5:
+                    if (iequals(k, "color") && !e.color) {
+                        // "r g b" as three integers.
+                        detail::NumberCursor nc(v);
+                        double rgb[3];
+                        ok = nc.number(rgb[0]) && nc.number(rgb[1]) && nc.number(rgb[2]) &&
+                             nc.at_end();
+                        for (double x : rgb)
+                            ok = ok && x == static_cast<double>(static_cast<int>(x));
+                        if (ok)
+                            e.color = std::array<int, 3>{static_cast<int>(rgb[0]),
+                                                         static_cast<int>(rgb[1]),
+                                                         static_cast<int>(rgb[2])};
+                    }
+                    break;
+                case 7:
+                    if (iequals(k, "groupid") && !e.group_id) {
+                        if (auto i = parse_int(trim(v))) {
+                            e.group_id = *i;
+                            ok = true;
+                        }
+                    }
+                    break;
+                case 8:
+                    if (iequals(k, "comments") && !e.comments) {
+                        e.comments = std::string(v);
+                        ok = true;
+                    }
+                    break;
+                case 10:
+                    if (iequals(k, "visgroupid")) {
+                        if (auto i = parse_int(trim(v))) {
+                            e.visgroup_ids.push_back(*i);
+                            ok = true;
+                        }
+                    } else if (iequals(k, "logicalpos") && !e.logical_pos) {
+                        double x = 0, y = 0;
+                        if (detail::parse_vec2_bracket(v, x, y)) {
+                            e.logical_pos = std::array<double, 2>{x, y};
+                            ok = true;
+                        }
+                    }
+                    break;
+                case 11:
+                    if (iequals(k, "cordonsolid")) ok = flag(e.cordon_solid);
+                    break;
+                case 13:
+                    if (iequals(k, "visgroupshown")) ok = flag(e.visgroup_shown);
+                    break;
+                case 17:
+                    if (iequals(k, "visgroupautoshown")) ok = flag(e.visgroup_autoshown);
+                    break;
+                default:
+                    break;
             }
             if (!ok) e.extra_keys.push_back(to_kv(c));
         }
