@@ -1,0 +1,122 @@
+#include "levelkit/dmx/types.hpp"
+
+#include <array>
+#include <cstring>
+
+namespace lk::dmx {
+
+namespace {
+
+constexpr std::array<std::string_view, kScalarTypeCount + 1> kScalarNames = {
+    "",       "element",    "int",    "float",   "bool",    "string",
+    "binary", "time",       "color",  "vector2", "vector3", "vector4",
+    "qangle", "quaternion", "matrix", "uint64",  "uint8",   "elementid",
+};
+
+constexpr std::array<std::string_view, kScalarTypeCount + 1> kArrayNames = {
+    "",
+    "element_array",
+    "int_array",
+    "float_array",
+    "bool_array",
+    "string_array",
+    "binary_array",
+    "time_array",
+    "color_array",
+    "vector2_array",
+    "vector3_array",
+    "vector4_array",
+    "qangle_array",
+    "quaternion_array",
+    "matrix_array",
+    "uint64_array",
+    "uint8_array",
+    "elementid_array",
+};
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+}  // namespace
+
+std::string_view type_name(Type t) {
+    if (!is_valid(t)) return "";
+    const int s = static_cast<int>(scalar_of(t));
+    return is_array(t) ? kArrayNames[s] : kScalarNames[s];
+}
+
+std::optional<Type> type_from_name(std::string_view name, bool legacy_names) {
+    // Names are short; a linear scan over 34 entries beats hashing here.
+    for (int i = 1; i <= kScalarTypeCount; ++i) {
+        if (kScalarNames[i] == name) return static_cast<Type>(i);
+        if (kArrayNames[i] == name) return static_cast<Type>(i + kArrayOffset);
+    }
+    if (legacy_names) {
+        if (name == "void") return Type::binary;
+        if (name == "void_array") return Type::binary_array;
+        if (name == "angle") return Type::qangle;
+        if (name == "angle_array") return Type::qangle_array;
+    }
+    return std::nullopt;
+}
+
+bool Guid::is_nil() const {
+    for (auto b : bytes) {
+        if (b) return false;
+    }
+    return true;
+}
+
+void Guid::append_to(std::string& out) const {
+    static constexpr char kHex[] = "0123456789abcdef";
+    // Data1..Data3 are little-endian integers printed most significant byte first.
+    static constexpr int kOrder[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    char buf[36];
+    int o = 0;
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) buf[o++] = '-';
+        const std::uint8_t b = bytes[kOrder[i]];
+        buf[o++] = kHex[b >> 4];
+        buf[o++] = kHex[b & 15];
+    }
+    out.append(buf, sizeof buf);
+}
+
+std::string Guid::to_string() const {
+    std::string s;
+    append_to(s);
+    return s;
+}
+
+std::optional<Guid> Guid::parse(std::string_view text) {
+    if (text.size() != 36) return std::nullopt;
+    static constexpr int kOrder[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    Guid g;
+    std::size_t p = 0;
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) {
+            if (text[p] != '-') return std::nullopt;
+            ++p;
+        }
+        const int hi = hex_value(text[p]);
+        const int lo = hex_value(text[p + 1]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        g.bytes[kOrder[i]] = static_cast<std::uint8_t>(hi * 16 + lo);
+        p += 2;
+    }
+    return g;
+}
+
+std::size_t GuidHash::operator()(const Guid& g) const noexcept {
+    std::uint64_t a, b;
+    std::memcpy(&a, g.bytes.data(), 8);
+    std::memcpy(&b, g.bytes.data() + 8, 8);
+    return static_cast<std::size_t>((a * 0x9E3779B97F4A7C15ull) ^
+                                    (b + 0x632BE59BD9B4E019ull + (a >> 29)));
+}
+
+}  // namespace lk::dmx
