@@ -203,6 +203,7 @@ struct Kv2Layout {
     std::shared_ptr<const Kv2Style> style;  // null = Valve's layout
     std::vector<ElementRef> toplevel;       // top-level blocks in file order (incl. prefix)
     std::vector<Kv2Trivia> trivia;
+    Kv2Trivia document;  // end of file
     bool placement_known = false;  // toplevel/kv2_inline_ref describe the file
 };
 
