@@ -7,7 +7,9 @@ namespace lk::handlers {
 
 // Formats (see registry.cpp for the detection order).
 // extern const FormatHandler vmf;
+extern const FormatHandler dmx_format;
 
 // Converters.
+extern const ConverterHandler dmx_to_dmx;
 
 }  // namespace lk::handlers

@@ -7,12 +7,14 @@ namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
+        &handlers::dmx_format,
     };
     return list;
 }
 
 const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
+        &handlers::dmx_to_dmx,
     };
     return list;
 }

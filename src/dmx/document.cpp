@@ -74,6 +74,26 @@ Document::Document(Document&&) noexcept = default;
 Document& Document::operator=(Document&&) noexcept = default;
 Document::~Document() = default;
 
+Document Document::clone() const {
+    Document d;
+    d.header = header;
+    d.root = root;
+    d.prefix = prefix;
+    d.binary = binary;
+    d.container = container;
+    d.kv2_ = kv2_;
+    // Same symbol ids in the copy, so symbols map by id.
+    for (std::uint32_t i = 0; i < symbols_->size(); ++i) d.symbols_->intern(symbols_->at(i).str());
+    auto remap = [&](Symbol s) { return s.valid() ? d.symbols_->at(s.id()) : Symbol(); };
+    d.elements_ = elements_;
+    for (Element& e : d.elements_) {
+        e.symbols_ = d.symbols_.get();
+        e.type = remap(e.type);
+        for (Attribute& a : e.attributes) a.name = remap(a.name);
+    }
+    return d;
+}
+
 ElementRef Document::add_element(std::string_view type, std::string_view name,
                                  std::optional<Guid> id) {
     Element& e = elements_.emplace_back();

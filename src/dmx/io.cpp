@@ -138,7 +138,23 @@ Result<Bytes> deflate_gzip(const Container& c, const Bytes& inner) {
 }  // namespace
 
 bool looks_like_dmx(ByteSpan data) {
-    if (is_gzip(data)) return true;
+    Bytes head;
+    if (is_gzip(data)) {
+        // Inflate just enough to see the header.
+        auto body = gzip_body_offset(data);
+        if (!body || body.value() >= data.size()) return false;
+        z_stream z{};
+        if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return false;
+        head.resize(64);
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(data.data() + body.value()));
+        z.avail_in = static_cast<uInt>(data.size() - body.value());
+        z.next_out = reinterpret_cast<Bytef*>(head.data());
+        z.avail_out = static_cast<uInt>(head.size());
+        inflate(&z, Z_SYNC_FLUSH);
+        head.resize(head.size() - z.avail_out);
+        inflateEnd(&z);
+        data = head;
+    }
     const std::string_view t = as_text(data.first(std::min<std::size_t>(data.size(), 64)));
     return t.rfind("<!--", 0) == 0 && (t.find("dmx") != std::string_view::npos ||
                                        t.find("DMXVersion") != std::string_view::npos);

@@ -203,7 +203,7 @@ struct Kv2Layout {
     std::shared_ptr<const Kv2Style> style;  // null = Valve's layout
     std::vector<ElementRef> toplevel;       // top-level blocks in file order (incl. prefix)
     std::vector<Kv2Trivia> trivia;
-    Kv2Trivia document;  // end of file
+    Kv2Trivia document;            // end of file
     bool placement_known = false;  // toplevel/kv2_inline_ref describe the file
 };
 
@@ -226,6 +226,9 @@ class Document {
     Document(const Document&) = delete;
     Document& operator=(const Document&) = delete;
     ~Document();
+
+    // A deep copy (Documents are move-only because elements point into their symbol table).
+    Document clone() const;
 
     Header header;
     ElementRef root;    // the root element (binary: element 0; kv2: first non-prefix block)
