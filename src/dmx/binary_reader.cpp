@@ -413,6 +413,7 @@ Result<void> BinaryReader::run() {
         table_symbols_.resize(table_.size());
         doc_.binary.string_table.assign(table_.begin(), table_.end());
     }
+    doc_.binary.version = ver_.v;
     doc_.binary.string_order = BinaryLayout::StringOrder::stored;
     doc_.binary.element_order = BinaryLayout::ElementOrder::stored;
 

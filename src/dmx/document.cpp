@@ -213,7 +213,8 @@ std::optional<std::string> compare_element(
     if (x.external() != y.external()) return where + ": external differs";
     if (x.type.str() != y.type.str()) return where + ": class differs";
     if (x.name != y.name) return where + ": name differs";
-    if (x.has_id() != y.has_id() || (x.has_id() && x.id != y.id)) return where + ": id differs";
+    // An element without an id (keyvalues2_noids) gets a new one when written with ids.
+    if (x.has_id() && y.has_id() && x.id != y.id) return where + ": id differs";
     if (x.attributes.size() != y.attributes.size()) return where + ": attribute count differs";
     for (std::size_t i = 0; i < x.attributes.size(); ++i) {
         const Attribute& p = x.attributes[i];

@@ -60,6 +60,13 @@ std::vector<ElementRef> policy_order(const Document& doc, BinaryLayout::ElementO
 // "$prefix_attribute$" for a duplicated prefix element), each once.
 std::vector<std::string_view> valve_gather(const Document& doc,
                                            const std::vector<ElementRef>& order, int version);
+// `gather` with `inserts` placed at their table positions (and not repeated where gathered).
+std::vector<std::string> merge_inserts(
+    const std::vector<std::string_view>& gather,
+    const std::vector<std::pair<std::uint32_t, std::string>>& inserts);
+// The strings a table must hold (no unsaved attribute names), each once, in gather order.
+std::vector<std::string_view> needed_strings(const Document& doc,
+                                             const std::vector<ElementRef>& order, int version);
 // The string table for writing.
 std::vector<std::string> binary_string_table(const Document& doc,
                                              const std::vector<ElementRef>& order, int version);

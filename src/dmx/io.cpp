@@ -312,13 +312,15 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
 
     Header& h = doc.header;
     const bool was_binary = h.is_binary();
-    const int old_version = was_binary ? detail::binary_layout_version(h) : h.encoding_version;
     if (to_binary) {
-        if (was_binary && old_version != target.version &&
-            doc.binary.string_order == BinaryLayout::StringOrder::stored) {
-            // Which strings a table holds depends on the version; regather.
-            doc.binary.string_order = BinaryLayout::StringOrder::valve;
+        if (doc.binary.version != 0 && doc.binary.version != target.version) {
+            // The recorded layout describes another version (its table holds other strings).
+            if (doc.binary.string_order != BinaryLayout::StringOrder::sorted) {
+                doc.binary.string_order = BinaryLayout::StringOrder::valve;
+            }
             doc.binary.string_table.clear();
+            doc.binary.string_inserts.clear();
+            doc.binary.version = target.version;
         }
     } else if (was_binary || h.encoding != target.name) {
         doc.kv2().placement_known = false;

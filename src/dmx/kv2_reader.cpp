@@ -439,9 +439,13 @@ bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t it
             return true;
         }
         case Type::time: {
-            float sec = 0;
-            if (!parse_float(s, sec)) return bad("time");
-            const double ticks = static_cast<double>(sec) * Time::kTicksPerSecond;
+            // Seconds with up to 4 decimals: a double holds every int32 tick count exactly.
+            double sec = 0;
+            std::string_view ts = s;
+            if (!ts.empty() && ts[0] == '+') ts.remove_prefix(1);
+            auto pr = std::from_chars(ts.data(), ts.data() + ts.size(), sec);
+            if (pr.ec != std::errc() || pr.ptr != ts.data() + ts.size()) return bad("time");
+            const double ticks = sec * Time::kTicksPerSecond;
             if (!(ticks >= INT32_MIN && ticks <= INT32_MAX)) return bad("time");
             const Time v{static_cast<std::int32_t>(ticks < 0 ? ticks - 0.5 : ticks + 0.5)};
             out = v;

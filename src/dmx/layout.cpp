@@ -87,6 +87,19 @@ std::vector<ElementRef> binary_element_order(const Document& doc) {
         }
         return out;
     }
+    if (L.element_order == BinaryLayout::ElementOrder::listed) {
+        std::vector<char> placed(doc.size(), 0);
+        auto take = [&](ElementRef r) {
+            if (in_binary_index(doc, r) && !placed[static_cast<std::size_t>(r.index)]) {
+                placed[static_cast<std::size_t>(r.index)] = 1;
+                out.push_back(r);
+            }
+        };
+        take(doc.root);
+        for (ElementRef r : L.order) take(r);
+        for (std::size_t i = 0; i < doc.size(); ++i) take(ElementRef{static_cast<std::int32_t>(i)});
+        return out;
+    }
     std::vector<ElementRef> reached = policy_order(doc, L.element_order);
     std::vector<char> placed(doc.size(), 0);
     for (ElementRef r : reached) placed[static_cast<std::size_t>(r.index)] = 1;
@@ -163,6 +176,37 @@ std::vector<std::string_view> valve_gather(const Document& doc,
     return out;
 }
 
+std::vector<std::string> merge_inserts(
+    const std::vector<std::string_view>& gather,
+    const std::vector<std::pair<std::uint32_t, std::string>>& inserts) {
+    std::vector<std::string> out;
+    std::unordered_set<std::string_view> inserted;
+    for (const auto& [pos, s] : inserts) inserted.insert(s);
+    std::size_t k = 0;
+    auto flush = [&] {
+        while (k < inserts.size() && inserts[k].first <= out.size())
+            out.push_back(inserts[k++].second);
+    };
+    flush();
+    for (std::string_view s : gather) {
+        if (inserted.count(s)) continue;
+        out.emplace_back(s);
+        flush();
+    }
+    for (; k < inserts.size(); ++k) out.push_back(inserts[k].second);
+    return out;
+}
+
+std::vector<std::string_view> needed_strings(const Document& doc,
+                                             const std::vector<ElementRef>& order, int version) {
+    std::vector<std::string_view> out;
+    std::unordered_set<std::string_view> seen;
+    gather(doc, order, version, false, [&](std::string_view s) {
+        if (seen.insert(s).second) out.push_back(s);
+    });
+    return out;
+}
+
 std::vector<std::string> binary_string_table(const Document& doc,
                                              const std::vector<ElementRef>& order, int version) {
     const BinaryLayout& L = doc.binary;
@@ -186,24 +230,9 @@ std::vector<std::string> binary_string_table(const Document& doc,
             std::sort(out.begin(), out.end());
             break;
         }
-        case BinaryLayout::StringOrder::valve: {
-            std::unordered_set<std::string_view> inserted;
-            for (const auto& [pos, s] : L.string_inserts) inserted.insert(s);
-            std::size_t k = 0;
-            auto flush = [&] {
-                while (k < L.string_inserts.size() && L.string_inserts[k].first <= out.size()) {
-                    out.push_back(L.string_inserts[k++].second);
-                }
-            };
-            flush();
-            for (std::string_view s : valve_gather(doc, order, version)) {
-                if (inserted.count(s)) continue;
-                out.emplace_back(s);
-                flush();
-            }
-            for (; k < L.string_inserts.size(); ++k) out.push_back(L.string_inserts[k].second);
+        case BinaryLayout::StringOrder::valve:
+            out = merge_inserts(valve_gather(doc, order, version), L.string_inserts);
             break;
-        }
     }
     return out;
 }

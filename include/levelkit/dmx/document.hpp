@@ -173,14 +173,18 @@ struct BinaryLayout {
         valve,          // depth-first from the root, attributes last to first (Valve)
         depth_first,    // depth-first, attributes first to last (Blender Source Tools)
         breadth_first,  // breadth-first (srctools binary 1)
+        listed,         // `order`
     };
     enum class StringOrder : std::uint8_t {
         stored,  // `string_table` (as read), strings it lacks appended
         valve,   // Valve's GatherSymbols order + `string_inserts`
         sorted,  // byte-wise sorted (srctools, Blender Source Tools)
     };
+    // The binary version this layout was read from or describes; 0 = none.
+    int version = 0;
     ElementOrder element_order = ElementOrder::valve;
     StringOrder string_order = StringOrder::valve;
+    std::vector<ElementRef> order;  // listed order
     std::vector<std::string> string_table;
     // valve order: strings placed at these table positions (names of unsaved attributes Valve's
     // writer gathers, e.g. "$prefix_attribute$", "disableOverride").
@@ -301,7 +305,8 @@ class Document {
 };
 
 // Structural equality: header format, root/prefix, every element (class, name, GUID, external)
-// and attribute (name, order, type, value) compared index by index. Layout state is ignored.
+// and attribute (name, order, type, value) compared index by index. Layout state is ignored, and
+// an element without an id (keyvalues2_noids) matches any id.
 // On difference returns a path like "element[12] CMapMesh/attribute 'origin': values differ".
 std::optional<std::string> compare(const Document& a, const Document& b);
 // Like compare() but matches elements by walking both graphs from their roots (and prefixes),
