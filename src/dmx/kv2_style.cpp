@@ -12,7 +12,8 @@ namespace {
 
 constexpr char kIndentMark = '\x01';
 
-// Default templates: 'n' = line break + indent at depth, 'm' = line break + indent at depth - 1.
+// Default templates: 'n' = line break + indent at the depth, 'm' = one less. The depth counts
+// open braces and brackets; a closing brace has already left its level, a bracket has not.
 struct Default {
     Tk prev, next;
     const char* spec;
@@ -90,7 +91,8 @@ Kv2Style Kv2Style::valve_with(std::string_view newline) {
     for (const Default& d : kValveGaps)
         s.gaps[gap_key(d.prev, d.next)] = expand_spec(d.spec, newline);
     for (Tk end : kLineEnds) {
-        for (Tk closer : kClosers) s.gaps[gap_key(end, closer)] = expand_spec("m", newline);
+        // The depth already counts the closing brace's own level.
+        for (Tk closer : kClosers) s.gaps[gap_key(end, closer)] = expand_spec("n", newline);
     }
     return s;
 }
