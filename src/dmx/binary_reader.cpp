@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "binary_common.hpp"
 #include "internal.hpp"
@@ -406,9 +407,19 @@ Result<void> BinaryReader::run() {
             return error("string table");
         }
         table_.reserve(static_cast<std::size_t>(n));
+        // A string twice would make two indices mean one string; writers never do that, and
+        // the index a reference used could not be reproduced.
+        std::unordered_set<std::string_view> seen;
+        seen.reserve(static_cast<std::size_t>(n));
         for (std::int32_t i = 0; i < n; ++i) {
+            const std::size_t entry_at = r_.pos();
             table_.push_back(r_.cstring("string table entry"));
             if (!r_.ok()) return error(fmt::format("string table[{}]", i));
+            if (!seen.insert(table_.back()).second) {
+                r_.fail_at(entry_at, "dmx.duplicate-string",
+                           "string '" + printable(table_.back()) + "' is in the table twice");
+                return error(fmt::format("string table[{}]", i));
+            }
         }
         table_symbols_.resize(table_.size());
         doc_.binary.string_table.assign(table_.begin(), table_.end());
