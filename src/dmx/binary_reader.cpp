@@ -386,7 +386,7 @@ Result<void> BinaryReader::run() {
             return error("header");
         }
         const std::string_view eol = as_text(d.subspan(at, p - at));
-        if (eol != "\n") doc_.header.binary_eol = std::string(eol);
+        doc_.header.binary_eol = std::string(eol);
         (void)r_.seek(p + 1, "body");
     }
     (void)h;

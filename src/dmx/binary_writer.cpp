@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include <functional>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include "binary_common.hpp"
@@ -45,6 +47,17 @@ class BinaryWriter {
         put_index(cached);
     }
     void put_table_string(std::string_view s, bool null) { put_index(null ? -1 : index_of(s)); }
+    // Strings are NUL-terminated in binary files: one holding a NUL cannot be stored.
+    void cstring(std::string_view s, const std::function<std::string()>& where) {
+        if (s.find('\0') != std::string_view::npos && !nul_error_) {
+            nul_error_ =
+                Diagnostic::error("dmx.string-not-representable",
+                                  "string '" + printable(s) +
+                                      "' contains a NUL byte, which binary DMX cannot store")
+                    .with_path(where());
+        }
+        w_.cstring(s);
+    }
 
     Result<void> put_attribute(ElementRef owner, const Attribute& a, bool prefix);
     bool put_ref(ElementRef r);
@@ -55,6 +68,7 @@ class BinaryWriter {
     std::vector<std::int32_t> file_index_;
     std::unordered_map<std::string_view, std::int32_t> string_index_;
     std::vector<std::int32_t> symbol_index_;
+    std::optional<Diagnostic> nul_error_;
 };
 
 bool BinaryWriter::put_ref(ElementRef r) {
@@ -102,12 +116,11 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
             fmt::format("type {} cannot be stored in binary version {}", type_name(t), ver_.v),
             attr_path(owner, a));
     }
-    if (prefix) {
-        w_.cstring(a.name.str());
-    } else if (ver_.has_table()) {
-        put_symbol(a.name);
+    auto where = [&] { return attr_path(owner, a); };
+    if (prefix || !ver_.has_table()) {
+        cstring(a.name.str(), where);
     } else {
-        w_.cstring(a.name.str());
+        put_symbol(a.name);
     }
     w_.u8(*id);
     if (a.value.array_size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
@@ -126,7 +139,7 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
             w_.u8(x ? 1 : 0);
         } else if constexpr (std::is_same_v<T, std::string>) {
             if (prefix || !ver_.values_in_table()) {
-                w_.cstring(x);
+                cstring(x, where);
             } else {
                 put_table_string(x, a.null_string && x.empty());
             }
@@ -152,7 +165,7 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
             for (bool b : x) w_.u8(b ? 1 : 0);
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
             w_.i32(static_cast<std::int32_t>(x.size()));
-            for (const std::string& s : x) w_.cstring(s);
+            for (const std::string& s : x) cstring(s, where);
         } else if constexpr (std::is_same_v<T, std::vector<Binary>>) {
             w_.i32(static_cast<std::int32_t>(x.size()));
             for (const Binary& b : x) {
@@ -185,7 +198,7 @@ Result<void> BinaryWriter::run() {
     }
     std::string scratch;
     w_.text(header_text(doc_.header, scratch));
-    w_.text(doc_.header.binary_eol.empty() ? std::string_view("\n") : doc_.header.binary_eol);
+    w_.text(doc_.header.binary_eol);
     w_.u8(0);
 
     const std::vector<ElementRef> order = binary_element_order(doc_);
@@ -236,7 +249,7 @@ Result<void> BinaryWriter::run() {
         }
         string_index_.reserve(table.size());
         for (std::size_t i = 0; i < table.size(); ++i) {
-            w_.cstring(table[i]);
+            cstring(table[i], [&] { return fmt::format("string table[{}]", i); });
             string_index_.emplace(table[i], static_cast<std::int32_t>(i));
         }
         symbol_index_.assign(doc_.symbols().size(), -2);
@@ -245,16 +258,17 @@ Result<void> BinaryWriter::run() {
     w_.i32(static_cast<std::int32_t>(order.size()));
     for (ElementRef r : order) {
         const Element& e = doc_[r];
+        auto where = [&] { return fmt::format("element[{}] {}", r.index, e.type.str()); };
         if (ver_.has_table()) {
             put_symbol(e.type);
         } else {
-            w_.cstring(e.type.str());
+            cstring(e.type.str(), where);
         }
         if (ver_.has_link()) w_.i32(e.link);
         if (ver_.names_in_table()) {
             put_table_string(e.name, e.null_name && e.name.empty());
         } else {
-            w_.cstring(e.name);
+            cstring(e.name, where);
         }
         const Guid g = e.has_id() ? e.id : generated_id(doc_, r);
         w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(g.bytes.data()), 16));
@@ -264,6 +278,7 @@ Result<void> BinaryWriter::run() {
         w_.i32(static_cast<std::int32_t>(e.attributes.size()));
         for (const Attribute& a : e.attributes) LK_TRY(put_attribute(r, a, false));
     }
+    if (nul_error_) return std::move(*nul_error_);
     return success();
 }
 

@@ -43,7 +43,7 @@ struct Cursor {
 constexpr std::size_t kMaxHeader = 4096;
 
 Diagnostic bad_header(std::string_view text, std::size_t at, std::string what) {
-    return LineMap(text).error_at(at, "dmx.bad-header", std::move(what));
+    return LineMap(text).error_at(at, "dmx.bad-header", std::move(what)).with_path("header");
 }
 
 }  // namespace

@@ -326,7 +326,7 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
         doc.kv2().placement_known = false;
         doc.kv2().toplevel.clear();
     }
-    if (was_binary != to_binary) h.binary_eol.clear();
+    if (was_binary != to_binary) h.binary_eol = "\n";
     h.encoding = target.name;
     h.encoding_version = target.version;
     h.legacy = false;

@@ -79,8 +79,19 @@ class Kv2Reader {
     bool next(Token& t);
     Diagnostic error_at(std::size_t offset, std::string code, std::string msg) {
         Diagnostic d = lines_.error_at(offset, std::move(code), std::move(msg));
-        d.path = path_;
+        d.path = path();
         return d;
+    }
+    // The logical path of what is being read, built only for errors.
+    std::string path() const {
+        if (cur_element_ < 0) return "top level";
+        const Element& e = doc_.elements()[static_cast<std::size_t>(cur_element_)];
+        std::string p = fmt::format("element[{}] {}", cur_element_, e.type.str());
+        if (cur_attr_ >= 0 && static_cast<std::size_t>(cur_attr_) < e.attributes.size()) {
+            p += "/attribute '" +
+                 printable(e.attributes[static_cast<std::size_t>(cur_attr_)].name.str()) + "'";
+        }
+        return p;
     }
     bool fail(std::size_t offset, std::string code, std::string msg) {
         if (!error_) error_ = error_at(offset, std::move(code), std::move(msg));
@@ -127,7 +138,7 @@ class Kv2Reader {
     LineMap lines_;
     std::shared_ptr<Kv2Style> style_;
     std::optional<Diagnostic> error_;
-    std::string path_;
+    std::int32_t cur_element_ = -1, cur_attr_ = -1;
     std::string scratch_, fmt_;
     Tk prev_ = Tk::header;
     int depth_ = 0;
@@ -629,8 +640,8 @@ bool Kv2Reader::parse_attribute(ElementRef owner, const Token& name_tok) {
     auto attr = [&]() -> Attribute& {
         return doc_[owner].attributes[static_cast<std::size_t>(ai)];
     };
-    path_ = fmt::format("element[{}] {}/attribute '{}'", owner.index, doc_[owner].type.str(),
-                        printable(attr().name.str()));
+    cur_element_ = owner.index;
+    cur_attr_ = ai;
     if (!known) {
         // Any other type name is the class of an element written inline.
         gap(type_tok, Tk::attr_class, o, 1);
@@ -663,6 +674,7 @@ bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef&
         return fail(class_tok.begin, "dmx.too-deep",
                     fmt::format("elements nested deeper than {}", opt_.max_depth));
     }
+    const std::int32_t parent_element = cur_element_, parent_attr = cur_attr_;
     const std::string_view cls = unescape(class_tok);
     out = doc_.add_element(cls == "$prefix_element$" && class_kind == Tk::top_class ? "DmElement"
                                                                                     : cls);
@@ -692,7 +704,8 @@ bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef&
     std::uint16_t line = 0;
     bool named = false;
     for (;;) {
-        path_ = fmt::format("element[{}] {}", out.index, doc_[out].type.str());
+        cur_element_ = out.index;
+        cur_attr_ = -1;
         if (!next(tok)) return false;
         if (tok.kind == Token::rbrace) {
             --depth_;
@@ -758,6 +771,8 @@ bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef&
         ++line;
     }
     --nesting_;
+    cur_element_ = parent_element;
+    cur_attr_ = parent_attr;
     return true;
 }
 
@@ -789,6 +804,7 @@ Result<void> Kv2Reader::run() {
     }
     Token tok;
     for (;;) {
+        cur_element_ = cur_attr_ = -1;
         if (!next(tok)) return std::move(*error_);
         if (tok.kind == Token::eof) {
             gap(tok, Tk::end, Owner{}, kSlotEnd);

@@ -158,8 +158,8 @@ struct Header {
     bool unicode = false;
     // The exact header line when it is not what the writer would produce (spacing, long names).
     std::string text;
-    // Binary: the bytes between "-->" and the NUL when they are not "\n" (e.g. "\r\n").
-    std::string binary_eol;
+    // Binary: the bytes between "-->" and the NUL ("\n"; "\r\n" or nothing in odd files).
+    std::string binary_eol = "\n";
 
     bool is_binary() const;
     bool is_kv2() const;
