@@ -373,7 +373,6 @@ void BinaryReader::read_prefix() {
 }
 
 Result<void> BinaryReader::run() {
-    const Header& h = doc_.header;
     // "-->" is followed by a line break and one NUL (notes §1).
     {
         const std::size_t at = r_.pos();
@@ -389,7 +388,6 @@ Result<void> BinaryReader::run() {
         doc_.header.binary_eol = std::string(eol);
         (void)r_.seek(p + 1, "body");
     }
-    (void)h;
     if (ver_.has_prefix()) {
         read_prefix();
         if (!r_.ok()) return error("prefix");

@@ -21,7 +21,6 @@ bool kv2_can_hold(int version, Type t) {
 
 namespace {
 
-constexpr std::string_view kHintPrefix = "// levelkit-binary ";
 
 bool is_ws(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
@@ -239,7 +238,7 @@ void Kv2Reader::gap(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
     const std::size_t key = gap_key(prev_, next_kind);
     prev_ = next_kind;
     if (!style_->learned[key]) {
-        // The first line break seen sets the style's line break for unlearned gaps.
+        // The first gap between two kinds of tokens sets the template for that pair.
         if (std::string& tpl = style_->gaps[key]; make_template(t.gap, depth_, tpl)) {
             style_->learned[key] = true;
             return;

@@ -323,7 +323,9 @@ void append_float(float v, std::uint8_t style, std::string& out) {
         default: {
             const std::size_t at = out.size();
             append_fixed(v, 10, true, out);
-            if (!reads_back(std::string_view(out).substr(at), v)) {
+            // Ten decimals are within 0.5e-10 of v, less than a quarter of the float spacing
+            // from 2^-9 up: only smaller values can read back as a neighbour.
+            if (std::fabs(v) < 0x1p-9f && v != 0 && !reads_back(std::string_view(out).substr(at), v)) {
                 out.resize(at);
                 append_shortest(v, out);
             }

@@ -69,6 +69,9 @@ enum BinaryStyle : std::uint8_t {
     kBinaryAll = 31,
 };
 
+// The layout line after the header (io.hpp).
+inline constexpr std::string_view kHintPrefix = "// levelkit-binary ";
+
 // Trivia slots (Kv2Trivia). Element-owned gaps:
 inline constexpr std::uint32_t kSlotTopGap = 0;    // before a top-level class name
 inline constexpr std::uint32_t kSlotOpenGap = 1;   // class name -> "{"

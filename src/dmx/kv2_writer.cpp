@@ -12,7 +12,6 @@ namespace lk::dmx::detail {
 
 namespace {
 
-constexpr std::string_view kHintPrefix = "// levelkit-binary ";
 constexpr std::int32_t kInlineEverywhere = -2;
 
 const std::string* find_slot(const Kv2Trivia* t, std::uint32_t slot) {
@@ -68,8 +67,8 @@ class Kv2Writer {
     bool writes_id(ElementRef e) const;
     void append_id(ElementRef e);
     Result<void> write_element(ElementRef e, Tk kind);
-    Result<void> write_attribute(ElementRef owner, const Attribute& a);
-    // Writes the reference `r` as an inline element if this is where it goes, else returns false.
+    Result<void> write_attribute(const Attribute& a);
+    // Counts a reference to `r`; true if this reference is where `r` is written inline.
     bool goes_inline(ElementRef r);
     void append_scalar(const Value& v, std::size_t item);
 
@@ -207,7 +206,7 @@ void Kv2Writer::append_scalar(const Value& v, std::size_t item) {
     });
 }
 
-Result<void> Kv2Writer::write_attribute(ElementRef owner, const Attribute& a) {
+Result<void> Kv2Writer::write_attribute(const Attribute& a) {
     const Kv2Trivia* t = trivia(a.kv2_trivia);
     gap(Tk::name, t, 0);
     quoted(t, kRaw | 0, a.name.str());
@@ -259,7 +258,6 @@ Result<void> Kv2Writer::write_attribute(ElementRef owner, const Attribute& a) {
         kSlotItems + per * static_cast<std::uint32_t>(n));
     out_ += ']';
     --depth_;
-    (void)owner;
     return success();
 }
 
@@ -324,7 +322,7 @@ Result<void> Kv2Writer::write_element(ElementRef e, Tk kind) {
             gap(Tk::value, t, kSlotNameGap + 2);
             quoted(t, kRaw | 3, el.name);
         } else {
-            LK_TRY(write_attribute(e, el.attributes[k++]));
+            LK_TRY(write_attribute(el.attributes[k++]));
         }
     }
 
