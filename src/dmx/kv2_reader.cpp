@@ -127,6 +127,15 @@ class Kv2Reader {
     bool parse_element(const Token& class_tok, Tk class_kind, ElementRef& out);
     bool parse_attribute(ElementRef owner, const Token& name_tok);
     bool parse_value(Type t, const Token& tok, Value& out, std::size_t item, Owner o);
+    // Floats: every component must be spelled as one candidate style spells it, separated by
+    // single spaces; the candidate set narrows as values are read.
+    bool read_floats(const Token& tok, std::string_view s, float* dst, int n, Owner o,
+                     std::uint32_t slot);
+    bool read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
+                  std::uint32_t slot);
+    // Arrays of ints and float tuples, read straight into their storage.
+    template <class T>
+    bool parse_items(std::vector<T>& items, const Token& tok, std::size_t item, Owner o);
     bool parse_array(Type t, Owner o, Value& out);
     bool reference(const Token& tok, ElementRef& out);
 
@@ -310,11 +319,6 @@ bool for_each_field(std::string_view s, F&& f) {
     }
 }
 
-bool parse_float(std::string_view s, float& out) {
-    if (!s.empty() && s[0] == '+') s.remove_prefix(1);
-    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
 
 template <class I>
 bool parse_integer(std::string_view s, I& out, int base = 10) {
@@ -332,6 +336,68 @@ int hex_digit(char c) {
 
 }  // namespace
 
+// "-0", "+1" and "007" are not how any writer spells an int.
+bool canonical_int(std::string_view t) {
+    std::size_t i = t.size() > 1 && t[0] == '-' ? 1 : 0;
+    if (i == t.size() || (t[i] == '0' && (t.size() - i > 1 || i == 1))) return false;
+    for (; i < t.size(); ++i) {
+        if (static_cast<unsigned char>(t[i] - '0') >= 10) return false;
+    }
+    return true;
+}
+
+bool Kv2Reader::read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
+                         std::uint32_t slot) {
+    if (!parse_integer(s, v)) return false;
+    if (tok.escaped || !canonical_int(s)) record(o, slot, tok.raw);
+    return true;
+}
+
+bool Kv2Reader::read_floats(const Token& tok, std::string_view s, float* dst, int n, Owner o,
+                            std::uint32_t slot) {
+    int k = 0;
+    bool canonical = !tok.escaped;
+    std::size_t expect_at = 0;
+    const bool ok = for_each_field(s, [&](std::string_view f) {
+        if (k == n) return false;
+        const std::size_t at = static_cast<std::size_t>(f.data() - s.data());
+        if (at != expect_at) canonical = false;
+        expect_at = at + f.size() + 1;
+        std::uint8_t m = 0;
+        if (!read_float(f, canonical ? style_->floats : 0, dst[k], m, fmt_)) return false;
+        if (m) {
+            style_->floats = m;
+        } else {
+            canonical = false;
+        }
+        ++k;
+        return true;
+    });
+    if (!ok || k != n) return false;
+    if (expect_at != s.size() + 1) canonical = false;
+    if (!canonical) record(o, slot, tok.raw);
+    return true;
+}
+
+template <class T>
+bool Kv2Reader::parse_items(std::vector<T>& items, const Token& tok, std::size_t item, Owner o) {
+    const std::uint32_t slot = kRawValue | static_cast<std::uint32_t>(item);
+    const std::string_view s = unescape(tok);
+    T& v = items.emplace_back();
+    bool ok;
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+        ok = read_int(tok, s, v, o, slot);
+    } else {
+        ok = read_floats(tok, s, reinterpret_cast<float*>(&v), sizeof(T) / sizeof(float), o, slot);
+    }
+    if (!ok) {
+        return fail(tok.begin, "dmx.bad-value",
+                    fmt::format("'{}' is not a valid {}", printable(s),
+                                type_name(scalar_of(type_of<std::vector<T>>))));
+    }
+    return true;
+}
+
 bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t item, Owner o) {
     const std::uint32_t slot = kRawValue | static_cast<std::uint32_t>(item);
     const std::string_view s = unescape(tok);
@@ -339,33 +405,7 @@ bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t it
         return fail(tok.begin, "dmx.bad-value",
                     fmt::format("'{}' is not a valid {}", printable(s), what));
     };
-    // Floats: every component must be spelled as one candidate style spells it, separated by
-    // single spaces; the candidate set narrows as values are read.
-    auto floats = [&](float* dst, int n) {
-        int k = 0;
-        bool canonical = !tok.escaped;
-        std::size_t expect_at = 0;
-        const bool ok = for_each_field(s, [&](std::string_view f) {
-            if (k == n || !parse_float(f, dst[k])) return false;
-            const std::size_t at = static_cast<std::size_t>(f.data() - s.data());
-            if (at != expect_at) canonical = false;
-            expect_at = at + f.size() + 1;
-            if (canonical) {
-                const std::uint8_t m = float_styles_matching(dst[k], f, style_->floats, fmt_);
-                if (m) {
-                    style_->floats = m;
-                } else {
-                    canonical = false;
-                }
-            }
-            ++k;
-            return true;
-        });
-        if (!ok || k != n) return false;
-        if (expect_at != s.size() + 1) canonical = false;
-        if (!canonical) record(o, slot, tok.raw);
-        return true;
-    };
+    auto floats = [&](float* dst, int n) { return read_floats(tok, s, dst, n, o, slot); };
     // Other types: the writer's spelling is fixed; compare with it.
     auto canonical_check = [&](auto&& spell) {
         fmt_.clear();
@@ -387,9 +427,8 @@ bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t it
         }
         case Type::int32: {
             std::int32_t v = 0;
-            if (!parse_integer(s, v)) return bad("int");
+            if (!read_int(tok, s, v, o, slot)) return bad("int");
             out = v;
-            canonical_check([&](std::string& b) { append_int(b, v); });
             return true;
         }
         case Type::float32: {
@@ -598,6 +637,21 @@ bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
             }
         } else {
             gap(tok, Tk::item_s, o, base);
+            bool fast = true, ok = true;
+            switch (s) {
+                case Type::int32: ok = parse_items(out.get<std::vector<std::int32_t>>(), tok, n, o); break;
+                case Type::float32: ok = parse_items(out.get<std::vector<float>>(), tok, n, o); break;
+                case Type::vector2: ok = parse_items(out.get<std::vector<Vector2>>(), tok, n, o); break;
+                case Type::vector3: ok = parse_items(out.get<std::vector<Vector3>>(), tok, n, o); break;
+                case Type::vector4: ok = parse_items(out.get<std::vector<Vector4>>(), tok, n, o); break;
+                case Type::quaternion: ok = parse_items(out.get<std::vector<Quaternion>>(), tok, n, o); break;
+                default: fast = false;
+            }
+            if (!ok) return false;
+            if (fast) {
+                ++n;
+                continue;
+            }
             Value v;
             if (!parse_value(s, tok, v, n, o)) return false;
             out.visit([&](auto& arr) {

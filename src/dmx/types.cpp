@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <unordered_map>
 
 namespace lk::dmx {
 
@@ -50,11 +51,15 @@ std::string_view type_name(Type t) {
 }
 
 std::optional<Type> type_from_name(std::string_view name, bool legacy_names) {
-    // Names are short; a linear scan over 34 entries beats hashing here.
-    for (int i = 1; i <= kScalarTypeCount; ++i) {
-        if (kScalarNames[i] == name) return static_cast<Type>(i);
-        if (kArrayNames[i] == name) return static_cast<Type>(i + kArrayOffset);
-    }
+    static const std::unordered_map<std::string_view, Type> names = [] {
+        std::unordered_map<std::string_view, Type> m;
+        for (int i = 1; i <= kScalarTypeCount; ++i) {
+            m.emplace(kScalarNames[i], static_cast<Type>(i));
+            m.emplace(kArrayNames[i], static_cast<Type>(i + kArrayOffset));
+        }
+        return m;
+    }();
+    if (auto it = names.find(name); it != names.end()) return it->second;
     if (legacy_names) {
         if (name == "void") return Type::binary;
         if (name == "void_array") return Type::binary_array;
