@@ -21,7 +21,6 @@ bool kv2_can_hold(int version, Type t) {
 
 namespace {
 
-
 bool is_ws(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
@@ -211,22 +210,22 @@ bool Kv2Reader::next(Token& t) {
                 "unexpected '" + printable(text_.substr(pos_, 1)) +
                     "' (keyvalues2 tokens are quoted strings, braces, brackets and commas)");
     }
+    // One pass for the closing quote, noting backslashes (most strings have none).
     const std::size_t start = ++pos_;
+    const char* d = text_.data();
+    std::size_t q = start;
+    bool escaped = false;
     for (;;) {
-        const char* p = static_cast<const char*>(std::memchr(text_.data() + pos_, '"', n - pos_));
-        if (!p) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
-        const std::size_t q = static_cast<std::size_t>(p - text_.data());
-        // A quote preceded by an odd number of backslashes is escaped.
-        std::size_t bs = 0;
-        while (q - bs > start && text_[q - bs - 1] == '\\') ++bs;
-        if (bs % 2 == 0) {
-            t.raw = text_.substr(start, q - start);
-            pos_ = q + 1;
-            break;
-        }
-        pos_ = q + 1;
+        while (q < n && d[q] != '"' && d[q] != '\\') ++q;
+        if (q >= n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+        if (d[q] == '"') break;
+        escaped = true;
+        q += 2;
+        if (q > n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
     }
-    t.escaped = std::memchr(t.raw.data(), '\\', t.raw.size()) != nullptr;
+    t.raw = text_.substr(start, q - start);
+    pos_ = q + 1;
+    t.escaped = escaped;
     t.kind = Token::str;
     return true;
 }
@@ -318,7 +317,6 @@ bool for_each_field(std::string_view s, F&& f) {
         if (!f(s.substr(b, i - b))) return false;
     }
 }
-
 
 template <class I>
 bool parse_integer(std::string_view s, I& out, int base = 10) {
@@ -639,13 +637,26 @@ bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
             gap(tok, Tk::item_s, o, base);
             bool fast = true, ok = true;
             switch (s) {
-                case Type::int32: ok = parse_items(out.get<std::vector<std::int32_t>>(), tok, n, o); break;
-                case Type::float32: ok = parse_items(out.get<std::vector<float>>(), tok, n, o); break;
-                case Type::vector2: ok = parse_items(out.get<std::vector<Vector2>>(), tok, n, o); break;
-                case Type::vector3: ok = parse_items(out.get<std::vector<Vector3>>(), tok, n, o); break;
-                case Type::vector4: ok = parse_items(out.get<std::vector<Vector4>>(), tok, n, o); break;
-                case Type::quaternion: ok = parse_items(out.get<std::vector<Quaternion>>(), tok, n, o); break;
-                default: fast = false;
+                case Type::int32:
+                    ok = parse_items(out.get<std::vector<std::int32_t>>(), tok, n, o);
+                    break;
+                case Type::float32:
+                    ok = parse_items(out.get<std::vector<float>>(), tok, n, o);
+                    break;
+                case Type::vector2:
+                    ok = parse_items(out.get<std::vector<Vector2>>(), tok, n, o);
+                    break;
+                case Type::vector3:
+                    ok = parse_items(out.get<std::vector<Vector3>>(), tok, n, o);
+                    break;
+                case Type::vector4:
+                    ok = parse_items(out.get<std::vector<Vector4>>(), tok, n, o);
+                    break;
+                case Type::quaternion:
+                    ok = parse_items(out.get<std::vector<Quaternion>>(), tok, n, o);
+                    break;
+                default:
+                    fast = false;
             }
             if (!ok) return false;
             if (fast) {

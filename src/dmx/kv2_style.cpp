@@ -326,7 +326,8 @@ void append_float(float v, std::uint8_t style, std::string& out) {
             append_fixed(v, 10, true, out);
             // Ten decimals are within 0.5e-10 of v, less than a quarter of the float spacing
             // from 2^-9 up: only smaller values can read back as a neighbour.
-            if (std::fabs(v) < 0x1p-9f && v != 0 && !reads_back(std::string_view(out).substr(at), v)) {
+            if (std::fabs(v) < 0x1p-9f && v != 0 &&
+                !reads_back(std::string_view(out).substr(at), v)) {
                 out.resize(at);
                 append_shortest(v, out);
             }
@@ -385,8 +386,9 @@ bool split_decimal(std::string_view t, Decimal& d) {
     return true;
 }
 
-constexpr double kPow10d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                              1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr double kPow10d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                              1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                              1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 // |v| * 10^decimals rounded to an integer exactly (as append_fixed does), or false if the
 // result does not fit the fast path.
