@@ -277,8 +277,9 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
         if (!opt.demote_prefix && !doc[doc.prefix].attributes.empty()) {
             return Diagnostic::error(
                        "dmx.prefix-not-representable",
-                       fmt::format("{} {} cannot hold prefix attributes (first: '{}'); "
-                                   "use the demote-prefix option to keep them as an element",
+                       fmt::format("{} {} cannot hold prefix attributes (first: '{}'); the "
+                                   "demote_prefix option (CLI: --set dmx.demote_prefix=1) keeps "
+                                   "them as an ordinary element",
                                    target.name, target.version,
                                    printable(doc[doc.prefix].attributes.front().name.str())))
                 .with_path("prefix");
@@ -299,13 +300,13 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
                     .with_path(element_path(doc, i) + "/attribute '" + printable(a.name.str()) +
                                "'");
             }
-            return Diagnostic::error(
-                       "dmx.type-not-representable",
-                       fmt::format("type {} cannot be stored in {} {}{}", type_name(t), target.name,
-                                   target.version,
-                                   s == Type::uint8 || s == Type::uint64
-                                       ? " (the coerce-integers option stores it as int)"
-                                       : ""))
+            return Diagnostic::error("dmx.type-not-representable",
+                                     fmt::format("type {} cannot be stored in {} {}{}",
+                                                 type_name(t), target.name, target.version,
+                                                 s == Type::uint8 || s == Type::uint64
+                                                     ? " (the coerce_integers option, CLI: --set "
+                                                       "dmx.coerce_integers=1, stores it as int)"
+                                                     : ""))
                 .with_path(element_path(doc, i) + "/attribute '" + printable(a.name.str()) + "'");
         }
     }

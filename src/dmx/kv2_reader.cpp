@@ -158,8 +158,10 @@ class Kv2Reader {
     std::unordered_map<Guid, ElementRef, GuidHash> defined_;
     bool noids_ = false;
     std::string_view hint_;
+    std::size_t header_end_ = 0, first_token_ = 0;
 
     Result<void> finish();
+    void use_hint();
 };
 
 bool Kv2Reader::next(Token& t) {
@@ -843,6 +845,7 @@ bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef&
 Result<void> Kv2Reader::run() {
     const Header& h = doc_.header;
     noids_ = h.encoding == "keyvalues2_noids";
+    header_end_ = pos_;
     // A layout hint line directly after the header (io.hpp).
     {
         std::size_t p = pos_;
@@ -867,9 +870,10 @@ Result<void> Kv2Reader::run() {
         }
     }
     Token tok;
-    for (;;) {
+    for (bool first = true;; first = false) {
         cur_element_ = cur_attr_ = -1;
         if (!next(tok)) return std::move(*error_);
+        if (first) first_token_ = tok.begin;
         if (tok.kind == Token::eof) {
             gap(tok, Tk::end, Owner{}, kSlotEnd);
             break;
@@ -881,6 +885,38 @@ Result<void> Kv2Reader::run() {
         if (!parse_element(tok, Tk::top_class, r)) return std::move(*error_);
     }
     return finish();
+}
+
+// A layout line is applied only if writing it again gives the same text; anything else that
+// looks like one stays a comment, so every file still writes back unchanged.
+void Kv2Reader::use_hint() {
+    Document trial = doc_.clone();
+    bool ok = apply_binary_layout_hint(hint_, trial).ok();
+    if (ok) {
+        std::vector<std::int32_t> ordinal(trial.size());
+        for (std::size_t i = 0; i < trial.size(); ++i) {
+            ordinal[i] = trial.elements()[i].external() ? -1 : static_cast<std::int32_t>(i);
+        }
+        ok = binary_layout_hint(trial, ordinal) == hint_;
+    }
+    if (ok) {
+        doc_ = std::move(trial);
+        return;
+    }
+    const std::string gap(text_.substr(header_end_, first_token_ - header_end_));
+    Kv2Trivia* t = &doc_.kv2().document;
+    std::uint32_t slot = kSlotEnd;
+    if (!doc_.kv2().toplevel.empty()) {
+        t = &trivia(Owner{doc_.kv2().toplevel.front().index, -1});
+        slot = kSlotTopGap;
+    }
+    auto it = std::lower_bound(t->entries.begin(), t->entries.end(), slot,
+                               [](const auto& e, std::uint32_t s) { return e.first < s; });
+    if (it != t->entries.end() && it->first == slot) {
+        it->second = gap;
+    } else {
+        t->entries.insert(it, {slot, gap});
+    }
 }
 
 Result<void> Kv2Reader::finish() {
@@ -926,9 +962,7 @@ Result<void> Kv2Reader::finish() {
     }
     doc_.kv2().style = style_;
     doc_.kv2().placement_known = true;
-    if (!hint_.empty()) {
-        LK_TRY(apply_binary_layout_hint(hint_, doc_));
-    }
+    if (!hint_.empty()) use_hint();
     return success();
 }
 
