@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "internal.hpp"
+#include "kv2_number.hpp"
 #include "kv2_style.hpp"
 #include "levelkit/core/text.hpp"
 
@@ -212,18 +213,24 @@ bool Kv2Reader::next(Token& t) {
                 "unexpected '" + printable(text_.substr(pos_, 1)) +
                     "' (keyvalues2 tokens are quoted strings, braces, brackets and commas)");
     }
-    // One pass for the closing quote, noting backslashes (most strings have none).
+    // The closing quote is the first '"' unless a backslash comes before it (rare): then escapes
+    // are followed one by one.
     const std::size_t start = ++pos_;
     const char* d = text_.data();
-    std::size_t q = start;
-    bool escaped = false;
-    for (;;) {
-        while (q < n && d[q] != '"' && d[q] != '\\') ++q;
-        if (q >= n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
-        if (d[q] == '"') break;
-        escaped = true;
-        q += 2;
-        if (q > n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+    const void* quote = std::memchr(d + start, '"', n - start);
+    if (!quote) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+    std::size_t q = static_cast<std::size_t>(static_cast<const char*>(quote) - d);
+    const void* bs = std::memchr(d + start, '\\', q - start);
+    const bool escaped = bs != nullptr;
+    if (escaped) {
+        q = static_cast<std::size_t>(static_cast<const char*>(bs) - d);
+        for (;;) {
+            while (q < n && d[q] != '"' && d[q] != '\\') ++q;
+            if (q >= n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+            if (d[q] == '"') break;
+            q += 2;
+            if (q > n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+        }
     }
     t.raw = text_.substr(start, q - start);
     pos_ = q + 1;

@@ -126,9 +126,6 @@ bool make_template(std::string_view gap, int depth, std::string& out);
 void append_float(float v, std::uint8_t style, std::string& out);
 // Reads a float as std::from_chars does (correctly rounded); plain decimals take a fast path.
 bool parse_float(std::string_view text, float& out);
-// parse_float plus the bits of `candidates` whose spelling of the value is `text`.
-bool read_float(std::string_view text, std::uint8_t candidates, float& out, std::uint8_t& matching,
-                std::string& scratch);
 // Bits of `candidates` whose spelling of `v` is `text` (`scratch` is working space).
 std::uint8_t float_styles_matching(float v, std::string_view text, std::uint8_t candidates,
                                    std::string& scratch);
