@@ -343,6 +343,14 @@ int hex_digit(char c) {
 
 }  // namespace
 
+// A parsed GUID is spelled canonically when no hex digit is upper case.
+bool lower_case(std::string_view s) {
+    for (char c : s) {
+        if (c >= 'A' && c <= 'F') return false;
+    }
+    return true;
+}
+
 // "-0", "+1" and "007" are not how any writer spells an int.
 bool canonical_int(std::string_view t) {
     std::size_t i = t.size() > 1 && t[0] == '-' ? 1 : 0;
@@ -425,11 +433,8 @@ bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t it
             if (!reference(tok, r)) return false;
             out = r;
             // Canonical GUID text is lower case; any other spelling is kept.
-            if (!tok.raw.empty()) {
-                canonical_check([&](std::string& b) {
-                    ref_guids_[static_cast<std::size_t>(-3 - r.index)].append_to(b);
-                });
-            }
+            if (!lower_case(tok.raw)) record(o, slot, tok.raw);
+
             return true;
         }
         case Type::int32: {
@@ -813,7 +818,7 @@ bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef&
                                 "element id " + g->to_string() + " is defined twice");
                 }
                 doc_[out].set_id(*g);
-                if (v.raw != g->to_string()) record(eo, kRaw | 2, v.raw);
+                if (!lower_case(v.raw)) record(eo, kRaw | 2, v.raw);
                 doc_[out].kv2_id_line = line++;
                 continue;
             }

@@ -35,12 +35,17 @@ constexpr std::array<std::string_view, kScalarTypeCount + 1> kArrayNames = {
     "elementid_array",
 };
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+// Hex digit values, -1 for anything else.
+constexpr std::array<std::int8_t, 256> kHex = [] {
+    std::array<std::int8_t, 256> t{};
+    for (auto& v : t) v = -1;
+    for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<std::int8_t>(i);
+    for (int i = 0; i < 6; ++i) {
+        t['a' + i] = static_cast<std::int8_t>(10 + i);
+        t['A' + i] = static_cast<std::int8_t>(10 + i);
+    }
+    return t;
+}();
 
 }  // namespace
 
@@ -98,21 +103,22 @@ std::string Guid::to_string() const {
 }
 
 std::optional<Guid> Guid::parse(std::string_view text) {
-    if (text.size() != 36) return std::nullopt;
-    static constexpr int kOrder[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
-    Guid g;
-    std::size_t p = 0;
-    for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) {
-            if (text[p] != '-') return std::nullopt;
-            ++p;
-        }
-        const int hi = hex_value(text[p]);
-        const int lo = hex_value(text[p + 1]);
-        if (hi < 0 || lo < 0) return std::nullopt;
-        g.bytes[kOrder[i]] = static_cast<std::uint8_t>(hi * 16 + lo);
-        p += 2;
+    if (text.size() != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' ||
+        text[23] != '-') {
+        return std::nullopt;
     }
+    // Text position of each byte's high digit, in UniqueId_t byte order.
+    static constexpr std::uint8_t kAt[16] = {6,  4,  2,  0,  11, 9,  16, 14,
+                                             19, 21, 24, 26, 28, 30, 32, 34};
+    Guid g;
+    int bad = 0;
+    for (int i = 0; i < 16; ++i) {
+        const int hi = kHex[static_cast<unsigned char>(text[kAt[i]])];
+        const int lo = kHex[static_cast<unsigned char>(text[kAt[i] + 1])];
+        bad |= hi | lo;
+        g.bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(hi * 16 + lo);
+    }
+    if (bad < 0) return std::nullopt;
     return g;
 }
 
