@@ -180,46 +180,10 @@ bool append_special(float v, std::string& out) {
 
 // |v| rounded to `decimals` places exactly (the binary value, not a decimal approximation),
 // trailing zeros and a bare '.' trimmed; the sign of negative values (and -0) is kept.
-void append_fixed(float v, int decimals, bool ties_away, std::string& out) {
-    if (append_special(v, out)) return;
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
-    if (bits >> 31) out += '-';
-    const int biased = static_cast<int>((bits >> 23) & 0xFF);
-    std::uint64_t m = bits & 0x7FFFFF;
-    int e;
-    if (biased == 0) {
-        e = -149;
-    } else {
-        m |= 0x800000;
-        e = biased - 150;
-    }
-    if (m == 0) {
-        out += '0';
-        return;
-    }
-    if (e >= 0) {
-        if (e + 24 < 64) {
-            append_u64(m << e, out);
-        } else {
-            char buf[64];
-            auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(static_cast<double>(v)),
-                                   std::chars_format::fixed, 0);
-            out.append(buf, r.ptr);
-        }
-        return;
-    }
-    const int k = -e;
-    const std::uint64_t x = m * kPow10[decimals];
-    std::uint64_t q = 0;
-    if (k < 64) {
-        q = x >> k;
-        const std::uint64_t r = x & ((std::uint64_t{1} << k) - 1);
-        const std::uint64_t half = std::uint64_t{1} << (k - 1);
-        if (r > half || (r == half && (ties_away || (q & 1)))) ++q;
-    }
-    const std::uint64_t ip = q / kPow10[decimals];
-    std::uint64_t frac = q % kPow10[decimals];
-    append_u64(ip, out);
+// `scaled` / 10^decimals as "int[.frac]" with the fraction's trailing zeros dropped.
+void append_scaled(std::uint64_t scaled, int decimals, std::string& out) {
+    append_u64(scaled / kPow10[decimals], out);
+    std::uint64_t frac = scaled % kPow10[decimals];
     if (frac == 0) return;
     int digits = decimals;
     while (frac % 10 == 0) {
@@ -233,6 +197,21 @@ void append_fixed(float v, int decimals, bool ties_away, std::string& out) {
         frac /= 10;
     }
     out.append(buf, static_cast<std::size_t>(digits));
+}
+
+void append_fixed(float v, int decimals, bool ties_away, std::string& out) {
+    if (append_special(v, out)) return;
+    if (std::signbit(v)) out += '-';
+    std::uint64_t q;
+    if (fixed_scaled(v, decimals, ties_away, q)) {
+        append_scaled(q, decimals, out);
+        return;
+    }
+    // Too large for the 64-bit path: an integer, printed exactly.
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(static_cast<double>(v)),
+                           std::chars_format::fixed, 0);
+    out.append(buf, r.ptr);
 }
 
 void append_shortest(float v, std::string& out) {
@@ -444,21 +423,8 @@ void append_time(Time t, std::string& out) {
         out += '-';
         ticks = -ticks;
     }
-    append_u64(static_cast<std::uint64_t>(ticks / Time::kTicksPerSecond), out);
-    std::int64_t frac = ticks % Time::kTicksPerSecond;
-    if (frac == 0) return;
-    int digits = 4;
-    while (frac % 10 == 0) {
-        frac /= 10;
-        --digits;
-    }
-    out += '.';
-    char buf[4];
-    for (int i = digits - 1; i >= 0; --i) {
-        buf[i] = static_cast<char>('0' + frac % 10);
-        frac /= 10;
-    }
-    out.append(buf, static_cast<std::size_t>(digits));
+    static_assert(Time::kTicksPerSecond == 10000);
+    append_scaled(static_cast<std::uint64_t>(ticks), 4, out);
 }
 
 void append_uint64(std::uint64_t v, std::string& out) {
