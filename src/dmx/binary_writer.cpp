@@ -196,6 +196,31 @@ Result<void> BinaryWriter::run() {
                     fmt::format("binary encoding version {} is not supported (1-9)", ver_.v),
                     "header");
     }
+    // One allocation for the whole file: an estimate from the payload sizes.
+    std::size_t estimate = 4096;
+    for (const Element& e : doc_.elements()) {
+        estimate += 32 + e.name.size();
+        for (const Attribute& a : e.attributes) {
+            estimate += 8;
+            a.value.visit([&](const auto& x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Binary>) {
+                    estimate += x.size() + 1;
+                } else if constexpr (std::is_same_v<T, std::vector<std::string>> ||
+                                     std::is_same_v<T, std::vector<Binary>>) {
+                    for (const auto& item : x) estimate += item.size() + 4;
+                } else if constexpr (requires {
+                                         typename T::value_type;
+                                         x.size();
+                                     }) {
+                    estimate += x.size() * sizeof(typename T::value_type);
+                } else {
+                    estimate += sizeof(T);
+                }
+            });
+        }
+    }
+    w_.reserve(estimate);
     std::string scratch;
     w_.text(header_text(doc_.header, scratch));
     w_.text(doc_.header.binary_eol);
