@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
@@ -159,6 +160,11 @@ class Kv2Reader {
     std::unordered_map<Guid, ElementRef, GuidHash> defined_;
     bool noids_ = false;
     std::string_view hint_;
+    struct GapCache {
+        int depth = -1;
+        std::string text;
+    };
+    std::array<GapCache, kTkCount * kTkCount> gap_cache_;
     std::size_t header_end_ = 0, first_token_ = 0;
 
     Result<void> finish();
@@ -260,8 +266,15 @@ void Kv2Reader::gap(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
             style_->learned[key] = true;
             return;
         }
-    } else if (gap_matches(*style_, key, depth_, t.gap)) {
-        return;
+    } else {
+        // Most gaps of a kind repeat at the same depth: compare with the last expansion.
+        GapCache& c = gap_cache_[key];
+        if (c.depth != depth_) {
+            c.depth = depth_;
+            c.text.clear();
+            expand_gap(*style_, key, depth_, c.text);
+        }
+        if (t.gap == c.text) return;
     }
     if (o.element < 0) {
         doc_.kv2().document.entries.emplace_back(slot, std::string(t.gap));

@@ -119,26 +119,6 @@ void expand_gap(const Kv2Style& s, std::size_t key, int depth, std::string& out)
     }
 }
 
-bool gap_matches(const Kv2Style& s, std::size_t key, int depth, std::string_view gap) {
-    const std::string& t = s.gaps[key];
-    std::size_t g = 0;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        if (t[i] == kIndentMark && i + 1 < t.size()) {
-            const int n = std::max(0, depth + rel_of(t[++i]));
-            for (int k = 0; k < n; ++k) {
-                if (g >= gap.size() || gap[g] != '\t') return false;
-                ++g;
-            }
-            // The template's run of tabs is maximal.
-            if (g < gap.size() && gap[g] == '\t') return false;
-        } else {
-            if (g >= gap.size() || gap[g] != t[i]) return false;
-            ++g;
-        }
-    }
-    return g == gap.size();
-}
-
 bool make_template(std::string_view gap, int depth, std::string& out) {
     out.clear();
     if (gap.find(kIndentMark) != std::string_view::npos) return false;

@@ -118,7 +118,6 @@ namespace detail {
 
 // The gap text for `key` at `depth`.
 void expand_gap(const Kv2Style& s, std::size_t key, int depth, std::string& out);
-bool gap_matches(const Kv2Style& s, std::size_t key, int depth, std::string_view gap);
 // A template for `gap` at `depth`; false if the gap cannot be templated (contains \x01).
 bool make_template(std::string_view gap, int depth, std::string& out);
 
