@@ -103,7 +103,21 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
     const auto* src = dynamic_cast<const DmxDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a DMX document");
     dmx::Document doc = src->doc().clone();
-    dmx::Encoding target{doc.header.encoding, doc.header.encoding_version};
+    dmx::ConvertOptions co;
+    co.coerce_integers = flag(opt, "dmx.coerce_integers");
+    co.demote_prefix = flag(opt, "dmx.demote_prefix");
+    if (!opt.dmx_format.empty()) {
+        const auto colon = opt.dmx_format.rfind(':');
+        const auto v = colon == std::string::npos
+                           ? std::nullopt
+                           : parse_int(std::string_view(opt.dmx_format).substr(colon + 1));
+        if (colon == 0 || !v || *v < 0 || *v > INT32_MAX) {
+            return Diagnostic::error("convert.bad-option",
+                                     "--format expects NAME:VERSION, e.g. vmap:29");
+        }
+        co.format = std::make_pair(opt.dmx_format.substr(0, colon), static_cast<int>(*v));
+    }
+    std::string encoding;
     if (!opt.encoding.empty()) {
         auto e = dmx::Encoding::parse(opt.encoding);
         if (!e) {
@@ -112,30 +126,24 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
                                          "' (binary:1-9, keyvalues2:1-4, keyvalues2_flat:N, "
                                          "keyvalues2_noids:N)");
         }
-        target = *e;
-    } else if (doc.header.legacy) {
-        target = {"binary", 2};
-    }
-    dmx::ConvertOptions co;
-    co.coerce_integers = flag(opt, "dmx.coerce_integers");
-    co.demote_prefix = flag(opt, "dmx.demote_prefix");
-    if (!opt.dmx_format.empty()) {
-        const auto colon = opt.dmx_format.rfind(':');
-        int v = 0;
-        if (colon == std::string::npos || colon == 0 ||
-            !parse_int(std::string_view(opt.dmx_format).substr(colon + 1))) {
+        LK_TRY(dmx::convert(doc, *e, co));
+        encoding = fmt::format("{} {}", e->name, e->version);
+    } else if (co.format) {
+        if (doc.header.legacy) {
             return Diagnostic::error("convert.bad-option",
-                                     "--format expects NAME:VERSION, e.g. vmap:29");
+                                     "a legacy DMXVersion header has no format name: give "
+                                     "--encoding too");
         }
-        v = static_cast<int>(*parse_int(std::string_view(opt.dmx_format).substr(colon + 1)));
-        co.format = std::make_pair(opt.dmx_format.substr(0, colon), v);
+        // Same encoding: only the format changes.
+        doc.header.format = co.format->first;
+        doc.header.format_version = co.format->second;
+        doc.header.text.clear();
     }
-    LK_TRY(dmx::convert(doc, target, co));
     doc.container.gzip = iends_with(opt.output_path.filename().string(), ".gz");
     dmx::WriteOptions wo;
     wo.layout_hints = !opt.extra.count("dmx.layout_hints") || flag(opt, "dmx.layout_hints");
     ConvertResult r;
-    r.report["encoding"] = fmt::format("{} {}", target.name, target.version);
+    if (!encoding.empty()) r.report["encoding"] = encoding;
     r.document = std::make_unique<ConvertedDmx>(std::move(doc), wo);
     return r;
 }

@@ -239,3 +239,34 @@ TEST(DmxBinary, EveryVersionRoundTripsThroughTheDatamodel) {
 
 }  // namespace
 }  // namespace lk::dmx
+
+namespace lk::dmx {
+namespace {
+
+// The legacy header of early tools: no format name, body laid out as binary version 1 (no
+// string table, everything inline, type id 7 = elementid).
+TEST(DmxBinary, LegacyHeaderUsesTheVersion1Layout) {
+    ByteWriter w;
+    w.text("<!-- DMXVersion binary_v2 -->\n");
+    w.u8(0);
+    w.i32(1);
+    w.cstring("DmElement");
+    w.cstring("root");
+    guid(w, 3);
+    w.i32(1);
+    w.cstring("count");
+    w.u8(2);
+    w.i32(42);
+    const Bytes file = bytes_of(w);
+    auto doc = read(file);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    EXPECT_TRUE(doc->header.legacy);
+    EXPECT_EQ(doc->header.encoding_version, 2);
+    EXPECT_EQ(*(*doc)[doc->root].get<std::int32_t>("count"), 42);
+    auto out = write(doc.value());
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out.value(), file);
+}
+
+}  // namespace
+}  // namespace lk::dmx
