@@ -9,6 +9,7 @@ const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
         // One line per format; detection asks each and keeps the most certain.
         &handlers::vmf,
+        &handlers::dmx_format,
     };
     return list;
 }
@@ -17,6 +18,7 @@ const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
         // One line per (from, to) pair.
         &handlers::vmf_to_vmf_converter,
+        &handlers::dmx_to_dmx,
     };
     return list;
 }
