@@ -1,0 +1,71 @@
+// Corpus checks for the BSP container: every map reads and writes back byte-identical.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "levelkit/bsp/bsp.hpp"
+#include "levelkit/bsp/pak.hpp"
+#include "support/corpus.hpp"
+
+using namespace lk;
+using namespace lk::bsp;
+
+namespace {
+
+std::vector<std::filesystem::path> maps() { return lk::test::corpus_files("bsp", {".bsp"}); }
+
+}  // namespace
+
+TEST(BspCorpus, RoundTripIsByteIdentical) {
+    LK_REQUIRE_CORPUS();
+    std::size_t same = 0, total = 0, bytes = 0;
+    for (const auto& p : maps()) {
+        SCOPED_TRACE(p.string());
+        ++total;
+        auto blob = Blob::map_file(p);
+        ASSERT_TRUE(blob);
+        Diagnostics warnings;
+        auto bsp = Bsp::read(*blob, &warnings);
+        ASSERT_TRUE(bsp) << bsp.error().to_string();
+        for (const auto& w : warnings.items()) fmt::print("  warning: {}\n", w.to_string());
+        auto out = bsp->write();
+        ASSERT_TRUE(out) << out.error().to_string();
+        const ByteSpan a = blob->bytes();
+        const bool eq = out->size() == a.size() && std::equal(a.begin(), a.end(), out->begin());
+        if (!eq) {
+            auto m = std::mismatch(a.begin(), a.end(), out->begin(), out->end());
+            ADD_FAILURE() << "differs at byte " << (m.first - a.begin()) << " (sizes " << a.size()
+                          << " vs " << out->size() << ")";
+        } else {
+            ++same;
+            bytes += a.size();
+        }
+    }
+    fmt::print("bsp round trip: {}/{} byte-identical ({} bytes)\n", same, total, bytes);
+}
+
+TEST(BspCorpus, PakfilesRoundTrip) {
+    LK_REQUIRE_CORPUS();
+    std::size_t paks = 0, entries = 0;
+    for (const auto& p : maps()) {
+        SCOPED_TRACE(p.string());
+        auto blob = Blob::map_file(p);
+        ASSERT_TRUE(blob);
+        auto bsp = Bsp::read(*blob);
+        ASSERT_TRUE(bsp);
+        const Lump& l = bsp->lump(LumpId::pakfile);
+        if (l.empty()) continue;
+        const auto at = bsp->headers_as_read()[40].offset;
+        auto pak = Pak::parse(l.data(), static_cast<std::uint64_t>(at));
+        ASSERT_TRUE(pak) << pak.error().to_string();
+        for (const PakEntry& e : pak->entries()) {
+            auto c = Pak::contents(e);
+            ASSERT_TRUE(c) << c.error().to_string();
+        }
+        auto w = pak->write(static_cast<std::uint64_t>(at));
+        ASSERT_TRUE(w);
+        EXPECT_TRUE(std::equal(l.bytes().begin(), l.bytes().end(), w->begin(), w->end()));
+        ++paks;
+        entries += pak->entries().size();
+    }
+    fmt::print("pakfiles: {} parsed, {} entries, all re-written identical\n", paks, entries);
+}
