@@ -514,6 +514,7 @@ Result<void> Bsp::read_game_lumps(const Blob& file, Diagnostics* warnings,
             g.stored_ = std::move(stored);
         } else {
             g.data_ = std::move(stored);
+            g.file_offset_ = base + static_cast<std::int64_t>(rel);
         }
     }
 
@@ -820,6 +821,7 @@ void Bsp::set_game_lump(std::uint32_t id, std::uint16_t version, Blob data) {
         g.version = version;
         g.data_ = std::move(data);
         g.stored_ = Blob();
+        g.file_offset_ = -1;
         return;
     }
     GameLump g;

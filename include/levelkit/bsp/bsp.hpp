@@ -176,10 +176,13 @@ public:
     ByteSpan bytes() const { return data_.bytes(); }
     bool compressed() const { return (flags & kCompressedFlag) != 0; }
     std::string id_string() const { return fourcc_string(id); }
+    // Where the (uncompressed) data sat in the file read, for diagnostics; -1 if unknown.
+    std::int64_t file_offset() const { return file_offset_; }
 
 private:
     friend class Bsp;
     Blob data_;
+    std::int64_t file_offset_ = -1;
     Blob stored_;
     Gap gap_;
     EmptyOffset empty_offset_ = EmptyOffset::next;
