@@ -14,7 +14,9 @@ int& exit_status() {
     return status;
 }
 
-void print_diagnostic(const Diagnostic& d) { std::fprintf(stderr, "%s\n", d.to_string().c_str()); }
+void print_diagnostic(const Diagnostic& d) {
+    std::fprintf(stderr, "%s\n", d.to_string().c_str());
+}
 
 void print_diagnostics(const Diagnostics& ds) {
     for (const Diagnostic& d : ds.items()) print_diagnostic(d);
@@ -27,7 +29,7 @@ int exit_code_for(const Diagnostic& d) {
 namespace {
 
 class Progress {
-public:
+  public:
     Progress(std::size_t total, bool enabled) : total_(total), enabled_(enabled) {}
     void update(std::size_t done) {
         if (!enabled_) return;
@@ -41,7 +43,7 @@ public:
         if (enabled_) std::fprintf(stderr, "\r%*s\r", 50, "");
     }
 
-private:
+  private:
     std::size_t total_;
     bool enabled_;
 };

@@ -22,7 +22,7 @@ Diagnostic io_error(std::string code, const std::filesystem::path& p, std::strin
 }
 
 class Fd {
-public:
+  public:
     explicit Fd(int fd) : fd_(fd) {}
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
@@ -36,7 +36,7 @@ public:
         return f;
     }
 
-private:
+  private:
     int fd_;
 };
 
@@ -55,7 +55,9 @@ bool read_all(int fd, Bytes& out) {
 
 }  // namespace
 
-MappedFile::MappedFile(MappedFile&& o) noexcept { *this = std::move(o); }
+MappedFile::MappedFile(MappedFile&& o) noexcept {
+    *this = std::move(o);
+}
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
     if (this != &o) {
@@ -72,7 +74,9 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
     return *this;
 }
 
-MappedFile::~MappedFile() { reset(); }
+MappedFile::~MappedFile() {
+    reset();
+}
 
 void MappedFile::reset() {
     if (mapped_ && data_) ::munmap(const_cast<std::byte*>(data_), size_);
@@ -175,7 +179,9 @@ Blob Blob::slice(std::size_t offset, std::size_t size) const {
     return b;
 }
 
-Blob Blob::copy_of(ByteSpan bytes) { return from_bytes(Bytes(bytes.begin(), bytes.end())); }
+Blob Blob::copy_of(ByteSpan bytes) {
+    return from_bytes(Bytes(bytes.begin(), bytes.end()));
+}
 
 Result<Blob> Blob::map_file(const std::filesystem::path& path) {
     auto mf = MappedFile::open(path);

@@ -49,11 +49,12 @@ Diagnostic LineMap::warning_at(std::size_t offset, std::string code, std::string
 
 namespace {
 
-constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                             1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool is_digit(char c) {
+    return static_cast<unsigned char>(c - '0') < 10;
+}
 
 // Clinger's fast path: when the decimal mantissa fits in 53 bits and the power of ten is exact
 // (|e| <= 22), one IEEE multiply/divide is correctly rounded. Everything else falls back to

@@ -7,8 +7,8 @@ using namespace lk;
 namespace {
 // An axis-aligned box as Hammer writes it: 6 planes with outward normals.
 std::vector<std::optional<Plane>> box(Vec3 mn, Vec3 mx) {
-    return {Plane{{0, 0, 1}, mx.z},  Plane{{0, 0, -1}, -mn.z}, Plane{{-1, 0, 0}, -mn.x},
-            Plane{{1, 0, 0}, mx.x},  Plane{{0, 1, 0}, mx.y},   Plane{{0, -1, 0}, -mn.y}};
+    return {Plane{{0, 0, 1}, mx.z}, Plane{{0, 0, -1}, -mn.z}, Plane{{-1, 0, 0}, -mn.x},
+            Plane{{1, 0, 0}, mx.x}, Plane{{0, 1, 0}, mx.y},   Plane{{0, -1, 0}, -mn.y}};
 }
 }  // namespace
 

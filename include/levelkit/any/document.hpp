@@ -34,7 +34,7 @@ struct ReadOptions {
 
 // A read document of any format.
 class Document {
-public:
+  public:
     virtual ~Document() = default;
 
     // Short format id: "vmf", "kv", "dmx", "vmap", "bsp", "wmp", "wmp_m".
@@ -56,13 +56,13 @@ public:
         return std::nullopt;
     }
 
-private:
+  private:
     Diagnostics read_diags_;
 };
 
 struct FormatHandler {
-    std::string_view name;         // format id, as Document::format()
-    std::string_view description;  // one line for `levelkit formats`
+    std::string_view name;                     // format id, as Document::format()
+    std::string_view description;              // one line for `levelkit formats`
     std::vector<std::string_view> extensions;  // lower case, with dot: ".vmf"
     // 0 = not this format, higher = more certain. Content decides; the filename only breaks ties.
     int (*sniff)(ByteSpan data, std::string_view filename) = nullptr;

@@ -32,8 +32,9 @@ constexpr T byteswap(T v) noexcept {
     if constexpr (sizeof(T) == 1) {
         return v;
     } else {
-        using U = std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                                     std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+        using U =
+            std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
         static_assert(sizeof(U) == sizeof(T));
         U u = std::bit_cast<U>(v);
         if constexpr (sizeof(T) == 2) u = __builtin_bswap16(u);
@@ -68,7 +69,7 @@ inline std::string_view as_text(ByteSpan b) {
 }
 
 class ByteReader {
-public:
+  public:
     // `base` is the absolute offset of data[0] in the file, so errors from sub-readers point at
     // real file positions.
     explicit ByteReader(ByteSpan data, Endian e = Endian::little, std::uint64_t base = 0)
@@ -130,7 +131,7 @@ public:
     const Diagnostic& error() const { return error_; }
     Diagnostic take_error() { return std::move(error_); }
 
-private:
+  private:
     ByteSpan data_;
     std::size_t pos_ = 0;
     std::uint64_t base_ = 0;
@@ -140,7 +141,7 @@ private:
 };
 
 class ByteWriter {
-public:
+  public:
     explicit ByteWriter(Endian e = Endian::little) : endian_(e) {}
 
     Endian endian() const { return endian_; }
@@ -184,7 +185,7 @@ public:
     Bytes& buffer() { return buf_; }
     Bytes take() { return std::move(buf_); }
 
-private:
+  private:
     Bytes buf_;
     Endian endian_;
 };

@@ -19,9 +19,9 @@ std::string_view to_string(Severity s);
 
 struct Diagnostic {
     Severity severity = Severity::error;
-    std::string code;     // stable machine-readable id, e.g. "kv.unterminated-string"
-    std::string message;  // human sentence, no trailing period
-    std::string file;     // filled by path-based wrappers / the CLI; empty for in-memory input
+    std::string code;          // stable machine-readable id, e.g. "kv.unterminated-string"
+    std::string message;       // human sentence, no trailing period
+    std::string file;          // filled by path-based wrappers / the CLI; empty for in-memory input
     std::uint32_t line = 0;    // 1-based; 0 = not a text position
     std::uint32_t column = 0;  // 1-based byte column; 0 = unknown
     std::int64_t offset = -1;  // byte offset into the input; -1 = unknown
@@ -48,7 +48,7 @@ struct Diagnostic {
 
 // An ordered collection of warnings/notes/errors gathered while processing one input.
 class Diagnostics {
-public:
+  public:
     void add(Diagnostic d) { items_.push_back(std::move(d)); }
     void add_all(const Diagnostics& other);
     const std::vector<Diagnostic>& items() const { return items_; }
@@ -60,7 +60,7 @@ public:
     void set_file(std::string_view file);  // fills `file` where empty
     void clear() { items_.clear(); }
 
-private:
+  private:
     std::vector<Diagnostic> items_;
 };
 

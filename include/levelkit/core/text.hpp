@@ -21,7 +21,7 @@ struct TextPos {
 };
 
 class LineMap {
-public:
+  public:
     explicit LineMap(std::string_view text) : text_(text) {}
     // Line/column of a byte offset (offsets past the end map to the end). A CR LF pair and a
     // lone CR or LF each end one line, as Hammer counts them.
@@ -31,7 +31,7 @@ public:
     Diagnostic error_at(std::size_t offset, std::string code, std::string message) const;
     Diagnostic warning_at(std::size_t offset, std::string code, std::string message) const;
 
-private:
+  private:
     void build() const;
     std::string_view text_;
     mutable std::vector<std::uint32_t> starts_;  // built on first use
