@@ -27,7 +27,9 @@ void add_info_command(CLI::App& app) {
                 }
                 Json j;
                 j["file"] = opts->files[i];
-                for (auto& [k, v] : doc.value()->info().items()) j[k] = v;
+                // Keep the summary alive: items() only views it.
+                const Json summary = doc.value()->info();
+                for (auto& [k, v] : summary.items()) j[k] = v;
                 results[i].emplace(std::move(j));
             },
             [&](std::size_t i) {
