@@ -7,7 +7,9 @@ namespace lk::handlers {
 
 // Formats (see registry.cpp for the detection order).
 // extern const FormatHandler vmf;
+extern const FormatHandler bsp;
 
 // Converters.
+extern const ConverterHandler bsp_to_bsp;
 
 }  // namespace lk::handlers

@@ -6,12 +6,12 @@
 namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
-    static const std::vector<const FormatHandler*> list = {};
+    static const std::vector<const FormatHandler*> list = {&handlers::bsp};
     return list;
 }
 
 const std::vector<const ConverterHandler*>& all_converters() {
-    static const std::vector<const ConverterHandler*> list = {};
+    static const std::vector<const ConverterHandler*> list = {&handlers::bsp_to_bsp};
     return list;
 }
 

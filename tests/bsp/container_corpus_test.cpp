@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "levelkit/bsp/bsp.hpp"
+#include "levelkit/bsp/entities.hpp"
 #include "levelkit/bsp/pak.hpp"
 #include "support/corpus.hpp"
 
@@ -68,4 +69,31 @@ TEST(BspCorpus, PakfilesRoundTrip) {
         entries += pak->entries().size();
     }
     fmt::print("pakfiles: {} parsed, {} entries, all re-written identical\n", paks, entries);
+}
+
+TEST(BspCorpus, EntityLumpsRoundTrip) {
+    LK_REQUIRE_CORPUS();
+    std::size_t ents = 0, outputs_comma = 0, outputs_esc = 0, maps_n = 0;
+    for (const auto& p : maps()) {
+        SCOPED_TRACE(p.string());
+        auto blob = Blob::map_file(p);
+        ASSERT_TRUE(blob);
+        auto bsp = Bsp::read(*blob);
+        ASSERT_TRUE(bsp);
+        Diagnostics warnings;
+        auto e = entities(*bsp, &warnings);
+        ASSERT_TRUE(e) << e.error().to_string();
+        const Bytes w = e->write();
+        const ByteSpan orig = bsp->lump(LumpId::entities).bytes();
+        EXPECT_TRUE(std::equal(orig.begin(), orig.end(), w.begin(), w.end()));
+        ASSERT_GT(e->size(), 0u);
+        EXPECT_EQ(e->entities().front().get("classname"), "worldspawn");
+        ents += e->size();
+        ++maps_n;
+        if (e->separator() == OutputSeparator::comma) ++outputs_comma;
+        if (e->separator() == OutputSeparator::esc) ++outputs_esc;
+    }
+    fmt::print("entity lumps: {} maps, {} entities, outputs comma-separated in {} maps, "
+               "ESC-separated in {}\n",
+               maps_n, ents, outputs_comma, outputs_esc);
 }
