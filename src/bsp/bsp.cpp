@@ -114,7 +114,7 @@ void write_gap(ByteWriter& w, const Gap& g, std::uint64_t position) {
     if (g.raw) {
         w.bytes(*g.raw);
     } else {
-        w.zeros(static_cast<std::size_t>(pad_to(position, g.alignment)));
+        w.zeros(g.size_at(position));
     }
 }
 
@@ -167,7 +167,10 @@ std::string_view lump_name(int index) {
 std::string lump_path(int index) { return fmt::format("lump[{}]", index); }
 
 std::size_t Gap::size_at(std::uint64_t position) const {
-    return raw ? raw->size() : static_cast<std::size_t>(pad_to(position, alignment));
+    if (raw) return raw->size();
+    std::uint64_t pad = pad_to(position, alignment);
+    while (pad < min_size) pad += std::max<std::uint32_t>(alignment, 1);
+    return static_cast<std::size_t>(pad);
 }
 
 std::string fourcc_string(std::uint32_t id) {
@@ -901,6 +904,14 @@ Result<void> Bsp::repack(Compression c) {
                 g.flags = static_cast<std::uint16_t>(g.flags | GameLump::kCompressedFlag);
                 g.stored_ = Blob::from_bytes(std::move(packed).value());
             }
+        }
+        // srctools (2.7) takes a compressed entry's size as the next entry's offset minus one,
+        // which cuts off the stream's last byte when the next entry follows without a gap.
+        // At least one padding byte after a compressed entry keeps such readers working; the
+        // engine reads the LZMA header's size and ignores padding.
+        for (std::size_t k = 1; k < gl_order_.size(); ++k) {
+            const bool after_compressed = game_lumps_[gl_order_[k - 1]].compressed();
+            game_lumps_[gl_order_[k]].gap_.min_size = after_compressed ? 1 : 0;
         }
         gl_terminal_ = true;
         gl_terminal_offset_ = EmptyOffset::next;

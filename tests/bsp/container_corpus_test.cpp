@@ -97,3 +97,62 @@ TEST(BspCorpus, EntityLumpsRoundTrip) {
                "ESC-separated in {}\n",
                maps_n, ents, outputs_comma, outputs_esc);
 }
+
+// Valve's repack rules both ways: every lump's contents survive compress -> decompress.
+// LZMA-compressing the maps over 1 MiB takes most of the time, so they only run with
+// LEVELKIT_FULL_CORPUS=1; the rest cover every version and layout in the corpus.
+TEST(BspCorpus, CompressThenDecompressKeepsEveryLump) {
+    LK_REQUIRE_CORPUS();
+    const char* full = std::getenv("LEVELKIT_FULL_CORPUS");
+    const bool all = full && *full && *full != '0';
+    constexpr std::uintmax_t kQuickLimit = 1u << 20;
+    std::size_t maps_n = 0, compressed = 0, in_bytes = 0, packed_bytes = 0;
+    for (const auto& p : maps()) {
+        SCOPED_TRACE(p.string());
+        if (!all && std::filesystem::file_size(p) > kQuickLimit) continue;
+        auto blob = Blob::map_file(p);
+        ASSERT_TRUE(blob);
+        auto orig = Bsp::read(*blob);
+        ASSERT_TRUE(orig);
+        Bsp work = *orig;
+        ASSERT_TRUE(work.repack(Compression::lzma));
+        auto packed = work.write();
+        ASSERT_TRUE(packed) << packed.error().to_string();
+        auto reread = Bsp::read(Blob::from_bytes(*packed));
+        ASSERT_TRUE(reread) << reread.error().to_string();
+        Bsp back = *reread;
+        ASSERT_TRUE(back.repack(Compression::none));
+        auto plain = back.write();
+        ASSERT_TRUE(plain);
+        auto final_map = Bsp::read(Blob::from_bytes(*plain));
+        ASSERT_TRUE(final_map);
+        for (int i = 0; i < kLumpCount; ++i) {
+            SCOPED_TRACE(lump_name(i));
+            if (i == index_of(LumpId::game_lump)) continue;
+            const ByteSpan a = orig->lump(i).bytes();
+            for (const Bsp* b : {&*reread, &*final_map}) {
+                const ByteSpan c = b->lump(i).bytes();
+                EXPECT_TRUE(std::equal(a.begin(), a.end(), c.begin(), c.end()));
+            }
+            if (reread->lump(i).compression() == Compression::lzma) ++compressed;
+            EXPECT_EQ(final_map->lump(i).compression(), Compression::none);
+        }
+        ASSERT_EQ(orig->game_lumps().size(), final_map->game_lumps().size());
+        for (std::size_t k = 0; k < orig->game_lumps().size(); ++k) {
+            for (const Bsp* b : {&*reread, &*final_map}) {
+                const GameLump& g0 = orig->game_lumps()[k];
+                const GameLump& g1 = b->game_lumps()[k];
+                EXPECT_EQ(g0.id, g1.id);
+                EXPECT_EQ(g0.version, g1.version);
+                EXPECT_TRUE(std::equal(g0.bytes().begin(), g0.bytes().end(), g1.bytes().begin(),
+                                       g1.bytes().end()));
+            }
+        }
+        ++maps_n;
+        in_bytes += blob->size();
+        packed_bytes += packed->size();
+    }
+    fmt::print("compress/decompress: {} maps, {} lumps compressed, {} -> {} bytes; every lump "
+               "and game lump restored\n",
+               maps_n, compressed, in_bytes, packed_bytes);
+}

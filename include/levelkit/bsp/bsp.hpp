@@ -123,6 +123,7 @@ enum class Compression : std::uint8_t { none, lzma };
 struct Gap {
     std::uint32_t alignment = 4;  // pad with zeros to a multiple of this (1 = no padding)
     std::optional<Bytes> raw;     // when set, exactly these bytes instead
+    std::uint32_t min_size = 0;   // at least this many padding bytes (still aligned)
 
     std::size_t size_at(std::uint64_t position) const;
     bool operator==(const Gap&) const = default;
