@@ -143,18 +143,22 @@ Candidate decode_entry(const RawEntry& e, HeaderLayout layout) {
     return {e.a, e.b, static_cast<std::int32_t>(e.c)};
 }
 
-bool layout_fits(const std::vector<RawEntry>& raw, HeaderLayout layout, std::size_t header,
-                 std::size_t file_size) {
+// How many non-empty lumps lie within the file (after the header) in this field order.
+int lumps_fitting(const std::vector<RawEntry>& raw, HeaderLayout layout, std::size_t header,
+                  std::size_t file_size) {
+    int n = 0;
     for (const RawEntry& e : raw) {
         const Candidate c = decode_entry(e, layout);
         if (c.length == 0) continue;
-        if (c.offset < static_cast<std::int64_t>(header) || c.length < 0 ||
-            static_cast<std::uint64_t>(c.offset) + static_cast<std::uint64_t>(c.length) >
+        if (c.offset >= static_cast<std::int64_t>(header) && c.length > 0 &&
+            static_cast<std::uint64_t>(c.offset) + static_cast<std::uint64_t>(c.length) <=
                 file_size) {
-            return false;
+            ++n;
+        } else {
+            --n;
         }
     }
-    return true;
+    return n;
 }
 
 }  // namespace
@@ -251,12 +255,15 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
     bsp.map_revision_ = r.i32("header/mapRevision");
     if (!r.ok()) return r.take_error();
 
-    // Left 4 Dead 2 moved `version` to the front of lump_t; the order that yields in-range
-    // offsets is the right one. If both do, a zero first word (a lump version) decides.
+    // Left 4 Dead 2 moved `version` to the front of lump_t; the order under which more lumps
+    // lie inside the file is the right one (so one damaged entry does not flip the choice). On
+    // a tie, a zero first word (a lump version rather than an offset) decides.
     if (bsp.version_ == 21) {
-        const bool std_ok = layout_fits(raw, HeaderLayout::standard, header, d.size());
-        const bool l4d2_ok = layout_fits(raw, HeaderLayout::l4d2, header, d.size());
-        if (l4d2_ok && (!std_ok || raw[0].a == 0)) bsp.layout_ = HeaderLayout::l4d2;
+        const int std_fit = lumps_fitting(raw, HeaderLayout::standard, header, d.size());
+        const int l4d2_fit = lumps_fitting(raw, HeaderLayout::l4d2, header, d.size());
+        if (l4d2_fit > std_fit || (l4d2_fit == std_fit && raw[0].a == 0)) {
+            bsp.layout_ = HeaderLayout::l4d2;
+        }
     }
     const std::size_t table_at = header - 4 - kLumpCount * kLumpEntrySize;
     bsp.headers_.resize(kLumpCount);

@@ -86,16 +86,27 @@ void write_common(ByteWriter& w, const ZipHeader& h) {
 Bytes to_bytes(ByteSpan s) { return Bytes(s.begin(), s.end()); }
 
 Result<Bytes> inflate_raw(ByteSpan in, std::size_t size, const std::string& path) {
-    Bytes out(size);
     z_stream zs{};
     if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
         return pak_error("bsp.pak-deflate", "zlib initialisation failed", -1, path);
     }
+    // Grow the output with what actually inflates, so a forged size costs nothing. zlib needs a
+    // non-null output buffer even for an empty entry.
+    Bytes out(std::max<std::size_t>(
+        1, std::min<std::size_t>(size, std::max<std::size_t>(1 << 16, in.size() * 4))));
     zs.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data()));
     zs.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size(), UINT32_MAX));
-    const int rc = inflate(&zs, Z_FINISH);
+    int rc = Z_OK;
+    for (;;) {
+        zs.next_out = reinterpret_cast<Bytef*>(out.data()) + zs.total_out;
+        zs.avail_out = static_cast<uInt>(
+            std::min<std::size_t>(out.size() - zs.total_out, UINT32_MAX));
+        rc = inflate(&zs, Z_FINISH);
+        if (rc == Z_STREAM_END) break;
+        const bool out_full = zs.avail_out == 0;
+        if ((rc != Z_OK && rc != Z_BUF_ERROR) || !out_full || out.size() >= size) break;
+        out.resize(std::min(size, out.size() * 2));
+    }
     const std::size_t produced = zs.total_out;
     inflateEnd(&zs);
     if (rc != Z_STREAM_END || produced != size) {
@@ -104,6 +115,7 @@ Result<Bytes> inflate_raw(ByteSpan in, std::size_t size, const std::string& path
                                      produced, size),
                          -1, path);
     }
+    out.resize(size);
     return out;
 }
 

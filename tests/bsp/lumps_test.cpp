@@ -331,17 +331,18 @@ TEST(BspPak, StoredDeflateAndLzmaEntriesRoundTrip) {
     ASSERT_TRUE(pak.put("materials/a.vmt", as_bytes(vmt), ZipMethod::stored));
     ASSERT_TRUE(pak.put("materials\\b.vmt", as_bytes(vmt), ZipMethod::deflate));
     ASSERT_TRUE(pak.put("materials/c.vmt", as_bytes(vmt), ZipMethod::lzma));
+    ASSERT_TRUE(pak.put("empty.txt", {}, ZipMethod::deflate));
     auto bytes = pak.write();
     ASSERT_TRUE(bytes);
     auto back = Pak::parse(Blob::from_bytes(*bytes));
     ASSERT_TRUE(back) << back.error().to_string();
-    ASSERT_EQ(back->entries().size(), 3u);
+    ASSERT_EQ(back->entries().size(), 4u);
     EXPECT_EQ(back->entries()[1].name(), "materials/b.vmt");
     EXPECT_EQ(back->entries()[2].method(), 14);
     for (const PakEntry& e : back->entries()) {
         auto c = Pak::contents(e);
         ASSERT_TRUE(c) << c.error().to_string();
-        EXPECT_EQ(as_text(*c), vmt);
+        EXPECT_EQ(as_text(*c), e.name() == "empty.txt" ? "" : vmt);
     }
     auto again = back->write();
     ASSERT_TRUE(again);
@@ -349,7 +350,7 @@ TEST(BspPak, StoredDeflateAndLzmaEntriesRoundTrip) {
     ASSERT_NE(back->find("MATERIALS\\A.VMT"), nullptr);  // lookup ignores case and slashes
     EXPECT_TRUE(back->remove("materials/a.vmt"));
     EXPECT_FALSE(back->remove("materials/a.vmt"));
-    EXPECT_EQ(back->entries().size(), 2u);
+    EXPECT_EQ(back->entries().size(), 3u);
 }
 
 TEST(BspPak, CorruptEntriesAndMissingEndRecordAreReported) {
