@@ -315,6 +315,14 @@ TEST(BspEntities, AnonymousBlocksOutputsAndTheTerminatingNul) {
     EXPECT_FALSE(EntityLump::parse_output("message", "a,b,c,d,e"));
 }
 
+TEST(BspEntities, EmptyLumpIsAnEmptyDocument) {
+    Bsp b = Bsp::make_empty(20);
+    auto e = entities(b);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->size(), 0u);
+    EXPECT_TRUE(e->write().empty());
+}
+
 TEST(BspEntities, NestedBlocksAreRejectedWithLineAndColumn) {
     Bsp b = Bsp::make_empty(20);
     auto r = replace_entities(b, "{\n\"classname\" \"worldspawn\"\n}\n{\n  solid\n  {\n  }\n}\n");
