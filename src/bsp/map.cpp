@@ -147,9 +147,12 @@ void validate(const Bsp& bsp, Diagnostics& out) {
         c.index<dface_t>(
             f, [](const dface_t& x) { return x.planenum; }, m->planes.size(), index_of(which),
             "planenum", "plane");
-        c.index<dface_t>(
-            f, [](const dface_t& x) { return x.texinfo; }, m->texinfo.size(), index_of(which),
-            "texinfo", "texinfo", true);
+        // vbsp compacts texinfo after writing the original faces, whose indices go stale.
+        if (which != LumpId::originalfaces) {
+            c.index<dface_t>(
+                f, [](const dface_t& x) { return x.texinfo; }, m->texinfo.size(),
+                index_of(which), "texinfo", "texinfo", true);
+        }
         c.range<dface_t>(
             f, [](const dface_t& x) { return x.firstedge; },
             [](const dface_t& x) { return x.numedges; }, m->surfedges.size(), index_of(which),
@@ -182,9 +185,11 @@ void validate(const Bsp& bsp, Diagnostics& out) {
     c.index<dnode_t>(
         m->nodes, [](const dnode_t& n) { return n.planenum; }, m->planes.size(),
         index_of(LumpId::nodes), "planenum", "plane");
+    // Console builds drop the LDR faces and keep only the HDR ones.
     c.index<ddispinfo_t>(
-        m->dispinfo, [](const ddispinfo_t& d) { return d.m_iMapFace; }, m->faces.size(),
-        index_of(LumpId::dispinfo), "m_iMapFace", "face");
+        m->dispinfo, [](const ddispinfo_t& d) { return d.m_iMapFace; },
+        std::max(m->faces.size(), m->faces_hdr.size()), index_of(LumpId::dispinfo), "m_iMapFace",
+        "face");
     c.range<ddispinfo_t>(
         m->dispinfo, [](const ddispinfo_t& d) { return d.m_iDispVertStart; },
         [](const ddispinfo_t& d) { return d.power >= 0 && d.power <= 16 ? d.vertex_count() : -1; },
