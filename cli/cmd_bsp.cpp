@@ -1,6 +1,8 @@
 // `levelkit bsp ...`: entity lump and pakfile tools for Source BSP maps.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli.hpp"
 #include "levelkit/bsp/bsp.hpp"
 #include "levelkit/bsp/entities.hpp"
@@ -65,10 +67,14 @@ bool save_map(const bsp::Bsp& map, const std::string& in, const std::string& out
 
 std::string_view method_name(std::uint16_t m) {
     switch (m) {
-        case 0: return "stored";
-        case 8: return "deflate";
-        case 14: return "lzma";
-        default: return "other";
+        case 0:
+            return "stored";
+        case 8:
+            return "deflate";
+        case 14:
+            return "lzma";
+        default:
+            return "other";
     }
 }
 
@@ -114,7 +120,8 @@ void add_pak(CLI::App& bsp) {
             bool json = false;
         };
         auto o = std::make_shared<Opts>();
-        CLI::App* cmd = pak->add_subcommand("list", "List entries: size, stored size, method, name");
+        CLI::App* cmd =
+            pak->add_subcommand("list", "List entries: size, stored size, method, name");
         cmd->add_option("map", o->file, "Input map")->required();
         cmd->add_flag("--json", o->json, "One JSON object per entry");
         cmd->callback([o] {
@@ -130,7 +137,8 @@ void add_pak(CLI::App& bsp) {
                     j["stored_size"] = e.central.compressed_size;
                     j["method"] = method_name(e.method());
                     j["crc32"] = fmt::format("{:08x}", e.central.crc32);
-                    std::printf("%s\n", j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                    std::printf("%s\n",
+                                j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
                 } else {
                     std::printf("%10u %10u %-7s %s\n", e.size(), e.central.compressed_size,
                                 std::string(method_name(e.method())).c_str(), e.name().c_str());
@@ -171,9 +179,9 @@ void add_pak(CLI::App& bsp) {
             std::size_t done = 0;
             for (const bsp::PakEntry* e : todo) {
                 if (!safe_relative(e->name())) {
-                    fail(Diagnostic::error("cli.unsafe-name",
-                                           "refusing to extract an entry outside the directory: " +
-                                               e->name())
+                    fail(Diagnostic::error(
+                             "cli.unsafe-name",
+                             "refusing to extract an entry outside the directory: " + e->name())
                              .in_file(o->file),
                          kBadInput);
                     continue;
@@ -234,9 +242,9 @@ void add_pak(CLI::App& bsp) {
                 }
                 std::replace(name.begin(), name.end(), '\\', '/');
                 if (!safe_relative(name)) {
-                    fail(Diagnostic::error("cli.unsafe-name",
-                                           "entry names must be relative paths without '..': " +
-                                               name),
+                    fail(Diagnostic::error(
+                             "cli.unsafe-name",
+                             "entry names must be relative paths without '..': " + name),
                          kUsage);
                     return;
                 }
@@ -278,8 +286,9 @@ void add_pak(CLI::App& bsp) {
             if (!p) return;
             for (const std::string& n : o->names) {
                 if (!p->remove(n)) {
-                    fail(Diagnostic::error("cli.no-entry", "no pakfile entry " + n).in_file(o->file),
-                         kProblems);
+                    fail(
+                        Diagnostic::error("cli.no-entry", "no pakfile entry " + n).in_file(o->file),
+                        kProblems);
                     return;
                 }
             }

@@ -10,8 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace lk;
     bsp::ReadOptions opt;
     opt.max_decompressed = std::size_t{16} << 20;
-    auto map = bsp::Bsp::read(Blob::copy_of(ByteSpan(reinterpret_cast<const std::byte*>(data), size)),
-                              nullptr, opt);
+    auto map = bsp::Bsp::read(
+        Blob::copy_of(ByteSpan(reinterpret_cast<const std::byte*>(data), size)), nullptr, opt);
     if (!map) return 0;
     Diagnostics diags;
     bsp::validate(*map, diags);

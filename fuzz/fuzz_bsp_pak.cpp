@@ -6,7 +6,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace lk;
-    auto pak = bsp::Pak::parse(Blob::copy_of(ByteSpan(reinterpret_cast<const std::byte*>(data), size)));
+    auto pak =
+        bsp::Pak::parse(Blob::copy_of(ByteSpan(reinterpret_cast<const std::byte*>(data), size)));
     if (!pak) return 0;
     for (const bsp::PakEntry& e : pak->entries()) {
         // Entries claiming more than 16 MiB are skipped to keep runs fast; the decoders

@@ -1,10 +1,6 @@
 // Adapter: Source BSP maps for the format-erased API (info/roundtrip/validate/convert).
-#include <fmt/format.h>
-
-#include <cstring>
-
-#include "handlers.hpp"
 #include "levelkit/bsp/bsp.hpp"
+#include "handlers.hpp"
 #include "levelkit/bsp/entities.hpp"
 #include "levelkit/bsp/lumps.hpp"
 #include "levelkit/bsp/map.hpp"
@@ -16,7 +12,7 @@ namespace lk {
 namespace {
 
 class BspDocument : public Document {
-public:
+  public:
     explicit BspDocument(bsp::Bsp map) : map_(std::move(map)) {}
 
     std::string_view format() const override { return "bsp"; }
@@ -26,15 +22,18 @@ public:
 
     const bsp::Bsp& map() const { return map_; }
 
-private:
+  private:
     bsp::Bsp map_;
 };
 
 std::string_view layout_name(bsp::HeaderLayout l) {
     switch (l) {
-        case bsp::HeaderLayout::standard: return "standard";
-        case bsp::HeaderLayout::l4d2: return "l4d2";
-        case bsp::HeaderLayout::contagion: return "contagion";
+        case bsp::HeaderLayout::standard:
+            return "standard";
+        case bsp::HeaderLayout::l4d2:
+            return "l4d2";
+        case bsp::HeaderLayout::contagion:
+            return "contagion";
     }
     return "standard";
 }
@@ -100,8 +99,7 @@ Json BspDocument::info() const {
     if (pak.empty()) {
         j["pak_entries"] = 0;
     } else {
-        count("pak_entries",
-              Pak::parse(pak.data(), static_cast<std::uint64_t>(headers[40].offset)),
+        count("pak_entries", Pak::parse(pak.data(), static_cast<std::uint64_t>(headers[40].offset)),
               [](const Pak& p) { return p.entries().size(); });
     }
     j["game_lumps"] = map_.game_lumps().size();
@@ -138,7 +136,8 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
         if (!text) return std::move(text).error();
         const std::string_view s(reinterpret_cast<const char*>(text->data()), text->size());
         auto replaced = bsp::replace_entities(map, s);
-        if (!replaced) return std::move(std::move(replaced).error().in_file(opt.entities_file->string()));
+        if (!replaced)
+            return std::move(std::move(replaced).error().in_file(opt.entities_file->string()));
         auto ents = bsp::entities(map);
         report["entities"] = ents ? Json(ents->size()) : Json(nullptr);
     }
@@ -164,12 +163,13 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
 
 namespace handlers {
 
-const FormatHandler bsp = {"bsp", "Source engine compiled map (VBSP, little- and big-endian)",
-                           {".bsp"}, sniff, read};
+const FormatHandler bsp = {
+    "bsp", "Source engine compiled map (VBSP, little- and big-endian)", {".bsp"}, sniff, read};
 
 const ConverterHandler bsp_to_bsp = {
-    "bsp", "bsp", "Rewrite a map: LZMA-(de)compress lumps (--compress/--decompress), replace the "
-                  "entity lump (--entities file)",
+    "bsp", "bsp",
+    "Rewrite a map: LZMA-(de)compress lumps (--compress/--decompress), replace the "
+    "entity lump (--entities file)",
     convert};
 
 }  // namespace handlers

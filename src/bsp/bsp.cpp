@@ -120,8 +120,8 @@ void write_gap(ByteWriter& w, const Gap& g, std::uint64_t position) {
 
 Diagnostic lump_error(std::string code, int index, std::string message, std::int64_t offset,
                       std::string_view field) {
-    return Diagnostic::error(std::move(code), fmt::format("lump {} ({}): {}", index,
-                                                          lump_name(index), message))
+    return Diagnostic::error(std::move(code),
+                             fmt::format("lump {} ({}): {}", index, lump_name(index), message))
         .at_offset(offset)
         .with_path(fmt::format("lump[{}]{}{}", index, field.empty() ? "" : "/", field));
 }
@@ -168,7 +168,9 @@ std::string_view lump_name(int index) {
     return kLumpNames[static_cast<std::size_t>(index)];
 }
 
-std::string lump_path(int index) { return fmt::format("lump[{}]", index); }
+std::string lump_path(int index) {
+    return fmt::format("lump[{}]", index);
+}
 
 std::size_t Gap::size_at(std::uint64_t position) const {
     if (raw) return raw->size();
@@ -194,6 +196,12 @@ std::size_t Bsp::header_size() const {
     return 8 + (layout_ == HeaderLayout::contagion ? 4 : 0) + kLumpCount * kLumpEntrySize + 4;
 }
 
+std::vector<int> Bsp::index_order() {
+    std::vector<int> order(kLumpCount);
+    std::iota(order.begin(), order.end(), 0);
+    return order;
+}
+
 Bsp Bsp::make_empty(std::int32_t version, Endian e) {
     Bsp b;
     b.version_ = version;
@@ -201,10 +209,6 @@ Bsp Bsp::make_empty(std::int32_t version, Endian e) {
     b.magic_ = e == Endian::big ? std::array<char, 4>{'P', 'S', 'B', 'V'}
                                 : std::array<char, 4>{'V', 'B', 'S', 'P'};
     if (version == 27) b.layout_ = HeaderLayout::contagion;
-    b.order_.resize(kLumpCount);
-    std::iota(b.order_.begin(), b.order_.end(), 0);
-    b.tail_.alignment = 1;
-    b.gl_tail_.alignment = 1;
     return b;
 }
 
@@ -239,9 +243,9 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
     }
     const std::size_t header = bsp.header_size();
     if (d.size() < header) {
-        return Diagnostic::error("bsp.truncated-header",
-                                 fmt::format("file has {} bytes, the BSP header needs {}", d.size(),
-                                             header))
+        return Diagnostic::error(
+                   "bsp.truncated-header",
+                   fmt::format("file has {} bytes, the BSP header needs {}", d.size(), header))
             .at_offset(static_cast<std::int64_t>(d.size()))
             .with_path("header/lumps");
     }
@@ -292,14 +296,14 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
                               field_at, c.offset < 0 ? "fileofs" : "filelen");
         }
         if (static_cast<std::uint64_t>(c.offset) < header) {
-            warn(Diagnostic::warning("bsp.lump-in-header",
-                                     fmt::format("lump {} ({}) starts inside the header", i,
-                                                 lump_name(i)))
+            warn(Diagnostic::warning(
+                     "bsp.lump-in-header",
+                     fmt::format("lump {} ({}) starts inside the header", i, lump_name(i)))
                      .at_offset(field_at)
                      .with_path(lump_path(i) + "/fileofs"));
         }
-        Blob stored = file.slice(static_cast<std::size_t>(c.offset),
-                                 static_cast<std::size_t>(c.length));
+        Blob stored =
+            file.slice(static_cast<std::size_t>(c.offset), static_cast<std::size_t>(c.length));
         if (h.fourcc != 0 && has_valve_lzma_magic(stored.bytes())) {
             auto hdr = parse_valve_lzma_header(stored.bytes());
             if (hdr && hdr->actual_size == h.fourcc) {
@@ -324,8 +328,6 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
     }
 
     // File layout: lumps by offset (empty ones before the lump they point at).
-    bsp.order_.resize(kLumpCount);
-    std::iota(bsp.order_.begin(), bsp.order_.end(), 0);
     auto stored_len = [&](int i) { return bsp.headers_[static_cast<std::size_t>(i)].length; };
     auto offset_of = [&](int i) { return bsp.headers_[static_cast<std::size_t>(i)].offset; };
     std::stable_sort(bsp.order_.begin(), bsp.order_.end(), [&](int a, int b) {
@@ -343,8 +345,8 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
         }
         stored.push_back(i);
     }
-    const bool aligned4 = std::all_of(stored.begin(), stored.end(),
-                                      [&](int i) { return offset_of(i) % 4 == 0; });
+    const bool aligned4 =
+        std::all_of(stored.begin(), stored.end(), [&](int i) { return offset_of(i) % 4 == 0; });
     const std::uint32_t default_alignment = aligned4 ? 4 : 1;
     std::uint64_t cursor = header;
     for (int i : stored) {
@@ -388,13 +390,11 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
         }
     }
 
-    LK_TRY(bsp.read_game_lumps(file, warnings, opt));
+    LK_TRY(bsp.read_game_lumps(warnings, opt));
     return bsp;
 }
 
-Result<void> Bsp::read_game_lumps(const Blob& file, Diagnostics* warnings,
-                                  const ReadOptions& opt) {
-    (void)file;
+Result<void> Bsp::read_game_lumps(Diagnostics* warnings, const ReadOptions& opt) {
     const int gi = index_of(LumpId::game_lump);
     const Lump& gl = lumps_[static_cast<std::size_t>(gi)];
     gl_tail_.alignment = 1;
@@ -415,10 +415,10 @@ Result<void> Bsp::read_game_lumps(const Blob& file, Diagnostics* warnings,
     if (!r.ok()) return std::move(r.take_error().with_path(path + "/count"));
     if (count < 0 || !r.check_count(static_cast<std::uint64_t>(count), kGameLumpEntrySize,
                                     "game lump entries")) {
-        return lump_error("bsp.gamelump-bad-count", gi,
-                          fmt::format("{} directory entries do not fit in {} bytes", count,
-                                      d.size()),
-                          base, "count");
+        return lump_error(
+            "bsp.gamelump-bad-count", gi,
+            fmt::format("{} directory entries do not fit in {} bytes", count, d.size()), base,
+            "count");
     }
     struct Raw {
         std::uint32_t id;
@@ -479,8 +479,7 @@ Result<void> Bsp::read_game_lumps(const Blob& file, Diagnostics* warnings,
                        "bsp.gamelump-bad-offset",
                        fmt::format("game lump '{}': offset {} (length {}) lies outside the game "
                                    "lump",
-                                   fourcc_string(e.id),
-                                   e.ofs, e.len))
+                                   fourcc_string(e.id), e.ofs, e.len))
                 .at_offset(base + 4 + static_cast<std::int64_t>(k * kGameLumpEntrySize) + 8)
                 .with_path(fmt::format("{}/entry[{}]/fileofs", path, k));
         }
@@ -507,9 +506,9 @@ Result<void> Bsp::read_game_lumps(const Blob& file, Diagnostics* warnings,
         if (g.compressed()) {
             auto data = valve_lzma_decompress(stored.bytes(), opt.max_decompressed);
             if (!data) {
-                return Diagnostic::error("bsp.bad-lzma", fmt::format("game lump '{}': {}",
-                                                                     g.id_string(),
-                                                                     data.error().message))
+                return Diagnostic::error(
+                           "bsp.bad-lzma",
+                           fmt::format("game lump '{}': {}", g.id_string(), data.error().message))
                     .at_offset(base + static_cast<std::int64_t>(rel))
                     .with_path(fmt::format("{}/entry[{}]/data", path, k));
             }
@@ -641,9 +640,12 @@ Result<Bytes> Bsp::build_game_lump(std::uint64_t at) const {
     write_gap(w, gl_tail_, at + w.size());
     auto resolve = [](EmptyOffset rule, std::int64_t verbatim, std::int64_t next) {
         switch (rule) {
-            case EmptyOffset::zero: return std::int64_t{0};
-            case EmptyOffset::next: return next;
-            case EmptyOffset::verbatim: return verbatim;
+            case EmptyOffset::zero:
+                return std::int64_t{0};
+            case EmptyOffset::next:
+                return next;
+            case EmptyOffset::verbatim:
+                return verbatim;
         }
         return std::int64_t{0};
     };
@@ -674,9 +676,9 @@ Result<Bytes> Bsp::build_game_lump(std::uint64_t at) const {
     }
     if (gl_terminal_) {
         const std::size_t at_entry = 4 + game_lumps_.size() * kGameLumpEntrySize;
-        w.patch<std::int32_t>(
-            at_entry + 8,
-            static_cast<std::int32_t>(resolve(gl_terminal_offset_, gl_terminal_verbatim_, end_value)));
+        w.patch<std::int32_t>(at_entry + 8,
+                              static_cast<std::int32_t>(
+                                  resolve(gl_terminal_offset_, gl_terminal_verbatim_, end_value)));
     }
     return w.take();
 }
@@ -732,8 +734,12 @@ Result<Bytes> Bsp::write() const {
         }
         if (o.placed) continue;
         switch (l.empty_offset_) {
-            case EmptyOffset::zero: o.offset = 0; break;
-            case EmptyOffset::verbatim: o.offset = l.verbatim_offset_; break;
+            case EmptyOffset::zero:
+                o.offset = 0;
+                break;
+            case EmptyOffset::verbatim:
+                o.offset = l.verbatim_offset_;
+                break;
             case EmptyOffset::next: {
                 o.offset = stored_end;
                 for (std::size_t m = k + 1; m < order_.size(); ++m) {
@@ -786,18 +792,22 @@ Result<void> Bsp::set_lump(LumpId id, Blob data) {
                                  "the game lump is rebuilt from its entries; use set_game_lump")
             .with_path(lump_path(i));
     }
+    unalias(i);
     Lump& l = lumps_[static_cast<std::size_t>(i)];
+    l.data_ = std::move(data);
+    l.stored_ = Blob();
+    return success();
+}
+
+void Bsp::unalias(int i) {
     for (Lump& other : lumps_) {
         if (other.alias_of_ == i) other.alias_of_ = -1;
     }
+    Lump& l = lumps_[static_cast<std::size_t>(i)];
     if (l.alias_of_ >= 0) {
         l.alias_of_ = -1;
         l.gap_ = Gap{};
     }
-    l.data_ = std::move(data);
-    l.stored_ = Blob();
-    // An edited pakfile keeps its place; only gaps that depended on the old size stay rules.
-    return success();
 }
 
 Result<void> Bsp::set_compression(LumpId id, Compression c) {
@@ -808,6 +818,7 @@ Result<void> Bsp::set_compression(LumpId id, Compression c) {
                                              lump_name(i)))
             .with_path(lump_path(i));
     }
+    unalias(i);
     Lump& l = lumps_[static_cast<std::size_t>(i)];
     if (l.compression_ != c) {
         l.compression_ = c;
@@ -860,12 +871,13 @@ void Bsp::set_game_lump_compression(std::uint32_t id, Compression c) {
 }
 
 Result<void> Bsp::repack(Compression c) {
+    // Valve's repack writes every lump on its own, shared bytes included.
+    for (int i = 0; i < kLumpCount; ++i) unalias(i);
     for (int i = 0; i < kLumpCount; ++i) {
         Lump& l = lumps_[static_cast<std::size_t>(i)];
         l.gap_ = Gap{i == index_of(LumpId::pakfile) ? kPakAlignment : 4, std::nullopt};
         l.empty_offset_ = EmptyOffset::zero;
-        if (i == index_of(LumpId::pakfile) || i == index_of(LumpId::game_lump) ||
-            l.data_.empty()) {
+        if (i == index_of(LumpId::pakfile) || i == index_of(LumpId::game_lump) || l.data_.empty()) {
             continue;
         }
         if (c == Compression::none) {
@@ -904,8 +916,8 @@ Result<void> Bsp::repack(Compression c) {
             if (g.data_.empty()) continue;
             auto packed = valve_lzma_compress(g.data_.bytes());
             if (!packed) {
-                return std::move(std::move(packed).error().with_path(
-                    lump_path(index_of(LumpId::game_lump))));
+                return std::move(
+                    std::move(packed).error().with_path(lump_path(index_of(LumpId::game_lump))));
             }
             if (packed->size() < g.data_.size()) {
                 g.flags = static_cast<std::uint16_t>(g.flags | GameLump::kCompressedFlag);

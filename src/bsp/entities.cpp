@@ -62,9 +62,9 @@ Result<EntityLump> EntityLump::parse(Blob lump, Diagnostics* warnings) {
     e.doc_ = std::move(doc).value();
     for (kv::Node ent : e.doc_.root()) {
         if (ent.kind() != kv::NodeKind::block || !ent.key().empty()) {
-            return entity_error(e.doc_, ent,
-                                fmt::format("expected an entity block, found \"{}\"",
-                                            printable(ent.key())));
+            return entity_error(
+                e.doc_, ent,
+                fmt::format("expected an entity block, found \"{}\"", printable(ent.key())));
         }
         for (kv::Node kvn : ent) {
             if (kvn.kind() != kv::NodeKind::value) {
@@ -91,7 +91,9 @@ std::vector<kv::Node> EntityLump::entities() const {
     return out;
 }
 
-std::size_t EntityLump::size() const { return doc_.root().child_count(); }
+std::size_t EntityLump::size() const {
+    return doc_.root().child_count();
+}
 
 Result<EntityLump> entities(const Bsp& bsp, Diagnostics* warnings) {
     return EntityLump::parse(bsp.lump(LumpId::entities).data(), warnings);

@@ -14,14 +14,15 @@ using detail::RecordWriter;
 namespace {
 
 static_assert(sizeof(dplane_t) == 20 && sizeof(Vec3f) == 12 && sizeof(texinfo_t) == 72 &&
-              sizeof(dtexdata_t) == 32 && sizeof(dbrush_t) == 12 && sizeof(dmodel_t) == 48 &&
-              sizeof(CDispVert) == 20 && sizeof(CDispTri) == 2 &&
-              sizeof(doverlayfade_t) == 8 && sizeof(dcubemapsample_t) == 16 &&
-              sizeof(darea_t) == 8 && sizeof(dedge_t) == 8 && sizeof(dareaportal_t) == 20 &&
-              sizeof(dworldlight_t) == 100,
+                  sizeof(dtexdata_t) == 32 && sizeof(dbrush_t) == 12 && sizeof(dmodel_t) == 48 &&
+                  sizeof(CDispVert) == 20 && sizeof(CDispTri) == 2 && sizeof(doverlayfade_t) == 8 &&
+                  sizeof(dcubemapsample_t) == 16 && sizeof(darea_t) == 8 && sizeof(dedge_t) == 8 &&
+                  sizeof(dareaportal_t) == 20 && sizeof(dworldlight_t) == 100,
               "structs marked as zero-copy must match their on-disk records");
 
-bool is_strata(const Bsp& b) { return b.version() == 25; }
+bool is_strata(const Bsp& b) {
+    return b.version() == 25;
+}
 
 Diagnostic lump_diag(const Bsp& bsp, int index, std::string code, std::string message,
                      std::string sub = {}) {
@@ -54,15 +55,15 @@ Result<LumpView<T>> decode_records(const Bsp& bsp, int index, std::size_t record
     const Lump& l = bsp.lump(index);
     const ByteSpan d = l.bytes();
     if (d.size() % record != 0) {
-        return lump_diag(bsp, index, "bsp.bad-lump-size",
-                         fmt::format("{} bytes is not a whole number of {}-byte records", d.size(),
-                                     record),
-                         "/filelen");
+        return lump_diag(
+            bsp, index, "bsp.bad-lump-size",
+            fmt::format("{} bytes is not a whole number of {}-byte records", d.size(), record),
+            "/filelen");
     }
     if (identity && sizeof(T) == record && bsp.endian() == Endian::little &&
         std::endian::native == std::endian::little &&
         reinterpret_cast<std::uintptr_t>(d.data()) % alignof(T) == 0) {
-        return LumpView<T>::borrow(l.data());
+        return detail::ViewAccess::borrow<T>(l.data());
     }
     std::vector<T> out(d.size() / record);
     const std::byte* p = d.data();
@@ -241,7 +242,8 @@ void io_leaf_bits(RecordWriter& io, const dleaf_t& l, bool strata) {
                               (static_cast<std::uint32_t>(l.flags) & 0x1FFFF));
     } else {
         if (l.area < 0 || l.area > 0x1FF || l.flags < 0 || l.flags > 0x7F) io.fail();
-        io.num<std::uint16_t>(static_cast<std::uint16_t>((l.area & 0x1FF) | ((l.flags & 0x7F) << 9)));
+        io.num<std::uint16_t>(
+            static_cast<std::uint16_t>((l.area & 0x1FF) | ((l.flags & 0x7F) << 9)));
     }
 }
 
@@ -415,15 +417,15 @@ void io_worldlight(IO& io, W& w, bool v1) {
 // --- layout choice ---------------------------------------------------------------------------
 
 // Record size and codec of a lump that has exactly one layout.
-#define LK_FIXED_LAYOUT(T, fn, size, identity)                                             \
-    template <>                                                                             \
-    struct Fixed<T> {                                                                       \
-        static constexpr std::size_t kSize = size;                                          \
-        static constexpr bool kIdentity = identity;                                         \
-        template <class IO, class R>                                                        \
-        static void io(IO& i, R& r) {                                                       \
-            fn(i, r);                                                                       \
-        }                                                                                   \
+#define LK_FIXED_LAYOUT(T, fn, size, identity)      \
+    template <>                                     \
+    struct Fixed<T> {                               \
+        static constexpr std::size_t kSize = size;  \
+        static constexpr bool kIdentity = identity; \
+        template <class IO, class R>                \
+        static void io(IO& i, R& r) {               \
+            fn(i, r);                               \
+        }                                           \
     }
 
 template <class T>
@@ -559,10 +561,9 @@ Result<int> dispinfo_extra(const Bsp& bsp) {
 Result<LumpView<ddispinfo_t>> dispinfo(const Bsp& bsp) {
     if (bsp.lump(LumpId::dispinfo).empty()) return LumpView<ddispinfo_t>{};
     LK_TRY_ASSIGN(const int extra, dispinfo_extra(bsp));
-    return decode_records<ddispinfo_t>(bsp, index_of(LumpId::dispinfo), 176 + 4 * extra, false,
-                                       [extra](RecordReader& r, ddispinfo_t& d) {
-                                           io_dispinfo(r, d, extra);
-                                       });
+    return decode_records<ddispinfo_t>(
+        bsp, index_of(LumpId::dispinfo), 176 + 4 * extra, false,
+        [extra](RecordReader& r, ddispinfo_t& d) { io_dispinfo(r, d, extra); });
 }
 Result<LumpView<CDispVert>> disp_verts(const Bsp& bsp) {
     return decode_fixed<CDispVert>(bsp, LumpId::disp_verts);
@@ -576,7 +577,9 @@ Result<LumpView<doverlayfade_t>> overlay_fades(const Bsp& bsp) {
 Result<LumpView<dcubemapsample_t>> cubemaps(const Bsp& bsp) {
     return decode_fixed<dcubemapsample_t>(bsp, LumpId::cubemaps);
 }
-Result<LumpView<darea_t>> areas(const Bsp& bsp) { return decode_fixed<darea_t>(bsp, LumpId::areas); }
+Result<LumpView<darea_t>> areas(const Bsp& bsp) {
+    return decode_fixed<darea_t>(bsp, LumpId::areas);
+}
 
 Result<LumpView<std::int32_t>> surfedges(const Bsp& bsp) {
     const int index = index_of(LumpId::surfedges);
@@ -590,13 +593,11 @@ Result<LumpView<dedge_t>> edges(const Bsp& bsp) {
     const int index = index_of(LumpId::edges);
     LK_TRY(require_known_version(bsp, index));
     if (wide_indices(bsp, LumpId::edges)) {
-        return decode_records<dedge_t>(bsp, index, 8, true, [](RecordReader& r, dedge_t& e) {
-            io_edge<std::uint32_t>(r, e);
-        });
+        return decode_records<dedge_t>(
+            bsp, index, 8, true, [](RecordReader& r, dedge_t& e) { io_edge<std::uint32_t>(r, e); });
     }
-    return decode_records<dedge_t>(bsp, index, 4, false, [](RecordReader& r, dedge_t& e) {
-        io_edge<std::uint16_t>(r, e);
-    });
+    return decode_records<dedge_t>(
+        bsp, index, 4, false, [](RecordReader& r, dedge_t& e) { io_edge<std::uint16_t>(r, e); });
 }
 
 namespace {
@@ -604,15 +605,13 @@ Result<LumpView<std::uint32_t>> index_lump(const Bsp& bsp, LumpId id) {
     const int index = index_of(id);
     LK_TRY(require_known_version(bsp, index));
     if (wide_indices(bsp, id)) {
-        return decode_records<std::uint32_t>(bsp, index, 4, true,
-                                             [](RecordReader& r, std::uint32_t& v) {
-                                                 io_scalar<std::uint32_t>(r, v);
-                                             });
+        return decode_records<std::uint32_t>(
+            bsp, index, 4, true,
+            [](RecordReader& r, std::uint32_t& v) { io_scalar<std::uint32_t>(r, v); });
     }
-    return decode_records<std::uint32_t>(bsp, index, 2, false,
-                                         [](RecordReader& r, std::uint32_t& v) {
-                                             io_scalar<std::uint16_t>(r, v);
-                                         });
+    return decode_records<std::uint32_t>(
+        bsp, index, 2, false,
+        [](RecordReader& r, std::uint32_t& v) { io_scalar<std::uint16_t>(r, v); });
 }
 }  // namespace
 
@@ -642,10 +641,12 @@ Result<LumpView<dbrushside_t>> brushsides(const Bsp& bsp) {
     LK_TRY(require_known_version(bsp, index));
     if (wide_indices(bsp, LumpId::brushsides)) {
         return decode_records<dbrushside_t>(
-            bsp, index, 16, false, [](RecordReader& r, dbrushside_t& s) { io_brushside_strata(r, s); });
+            bsp, index, 16, false,
+            [](RecordReader& r, dbrushside_t& s) { io_brushside_strata(r, s); });
     }
-    return decode_records<dbrushside_t>(
-        bsp, index, 8, false, [](RecordReader& r, dbrushside_t& s) { io_brushside_standard(r, s); });
+    return decode_records<dbrushside_t>(bsp, index, 8, false, [](RecordReader& r, dbrushside_t& s) {
+        io_brushside_standard(r, s);
+    });
 }
 
 Result<LumpView<dnode_t>> nodes(const Bsp& bsp) {
@@ -664,15 +665,17 @@ Result<LumpView<dleaf_t>> leafs(const Bsp& bsp) {
     const int index = index_of(LumpId::leafs);
     switch (layout) {
         case LeafLayout::strata:
-            return decode_records<dleaf_t>(bsp, index, 56, false,
-                                           [](RecordReader& r, dleaf_t& l) { io_leaf_strata(r, l); });
-        case LeafLayout::v0:
             return decode_records<dleaf_t>(
-                bsp, index, 56, false, [](RecordReader& r, dleaf_t& l) { io_leaf_standard(r, l, true); });
-        case LeafLayout::v1: break;
+                bsp, index, 56, false, [](RecordReader& r, dleaf_t& l) { io_leaf_strata(r, l); });
+        case LeafLayout::v0:
+            return decode_records<dleaf_t>(bsp, index, 56, false, [](RecordReader& r, dleaf_t& l) {
+                io_leaf_standard(r, l, true);
+            });
+        case LeafLayout::v1:
+            break;
     }
-    return decode_records<dleaf_t>(bsp, index, 32, false,
-                                   [](RecordReader& r, dleaf_t& l) { io_leaf_standard(r, l, false); });
+    return decode_records<dleaf_t>(
+        bsp, index, 32, false, [](RecordReader& r, dleaf_t& l) { io_leaf_standard(r, l, false); });
 }
 
 Result<LumpView<doverlay_t>> overlays(const Bsp& bsp) {
@@ -686,15 +689,13 @@ Result<LumpView<dareaportal_t>> areaportals(const Bsp& bsp) {
     const int index = index_of(LumpId::areaportals);
     LK_TRY(require_known_version(bsp, index));
     if (wide_indices(bsp, LumpId::areaportals)) {
-        return decode_records<dareaportal_t>(bsp, index, 20, true,
-                                             [](RecordReader& r, dareaportal_t& a) {
-                                                 io_areaportal<std::uint32_t>(r, a);
-                                             });
+        return decode_records<dareaportal_t>(
+            bsp, index, 20, true,
+            [](RecordReader& r, dareaportal_t& a) { io_areaportal<std::uint32_t>(r, a); });
     }
-    return decode_records<dareaportal_t>(bsp, index, 12, false,
-                                         [](RecordReader& r, dareaportal_t& a) {
-                                             io_areaportal<std::uint16_t>(r, a);
-                                         });
+    return decode_records<dareaportal_t>(
+        bsp, index, 12, false,
+        [](RecordReader& r, dareaportal_t& a) { io_areaportal<std::uint16_t>(r, a); });
 }
 
 Result<LumpView<dworldlight_t>> worldlights(const Bsp& bsp, LumpId which) {
@@ -703,18 +704,18 @@ Result<LumpView<dworldlight_t>> worldlights(const Bsp& bsp, LumpId which) {
     }
     if (bsp.lump(which).empty()) return LumpView<dworldlight_t>{};
     LK_TRY_ASSIGN(const bool v1, worldlight_v1(bsp, which));
-    return decode_records<dworldlight_t>(bsp, index_of(which), v1 ? 100 : 88, v1,
-                                         [v1](RecordReader& r, dworldlight_t& w) {
-                                             io_worldlight(r, w, v1);
-                                         });
+    return decode_records<dworldlight_t>(
+        bsp, index_of(which), v1 ? 100 : 88, v1,
+        [v1](RecordReader& r, dworldlight_t& w) { io_worldlight(r, w, v1); });
 }
 
 Result<TexdataStrings> texdata_strings(const Bsp& bsp) {
     const int table_index = index_of(LumpId::texdata_string_table);
     LK_TRY(require_known_version(bsp, table_index));
-    LK_TRY_ASSIGN(auto table, (decode_records<std::int32_t>(
-                                  bsp, table_index, 4, false,
-                                  [](RecordReader& r, std::int32_t& v) { r.num<std::int32_t>(v); })));
+    LK_TRY_ASSIGN(auto table, (decode_records<std::int32_t>(bsp, table_index, 4, false,
+                                                            [](RecordReader& r, std::int32_t& v) {
+                                                                r.num<std::int32_t>(v);
+                                                            })));
     TexdataStrings out;
     out.data = bsp.lump(LumpId::texdata_string_data).data();
     out.table.assign(table.begin(), table.end());
@@ -723,10 +724,10 @@ Result<TexdataStrings> texdata_strings(const Bsp& bsp) {
     for (std::size_t i = 0; i < out.table.size(); ++i) {
         const std::int32_t off = out.table[i];
         if (off < 0 || static_cast<std::size_t>(off) >= text.size()) {
-            return lump_diag(bsp, table_index, "bsp.bad-string-offset",
-                             fmt::format("offset {} is outside the {}-byte string data", off,
-                                         text.size()),
-                             fmt::format("/record[{}]", i));
+            return lump_diag(
+                bsp, table_index, "bsp.bad-string-offset",
+                fmt::format("offset {} is outside the {}-byte string data", off, text.size()),
+                fmt::format("/record[{}]", i));
         }
         // The engine reads up to the NUL; a missing final terminator ends at the lump's end.
         const std::string_view rest = text.substr(static_cast<std::size_t>(off));
@@ -837,8 +838,9 @@ Result<Bytes> Visibility::decompress(std::int32_t cluster, int which) const {
     // A zero byte is followed by a count of zero bytes; anything else is literal.
     while (out.size() < row) {
         if (p >= d.size()) {
-            return Diagnostic::error("bsp.bad-visibility",
-                                     fmt::format("cluster {} visibility runs past the lump", cluster))
+            return Diagnostic::error(
+                       "bsp.bad-visibility",
+                       fmt::format("cluster {} visibility runs past the lump", cluster))
                 .with_path(fmt::format("lump[4]/cluster[{}]", cluster));
         }
         const std::byte b = d[p++];
@@ -879,10 +881,9 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dtexdata_t> i
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const ddispinfo_t> items) {
     LK_TRY_ASSIGN(const int extra, dispinfo_extra(bsp));
-    return encode_records<ddispinfo_t>(bsp, index_of(which), items, 176 + 4 * extra,
-                                       [extra](RecordWriter& w, const ddispinfo_t& d) {
-                                           io_dispinfo(w, d, extra);
-                                       });
+    return encode_records<ddispinfo_t>(
+        bsp, index_of(which), items, 176 + 4 * extra,
+        [extra](RecordWriter& w, const ddispinfo_t& d) { io_dispinfo(w, d, extra); });
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const CDispVert> items) {
     return encode_fixed(bsp, which, items);
@@ -919,25 +920,25 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const std::uint32_t
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dedge_t> items) {
     if (wide_indices(bsp, which)) {
-        return encode_records<dedge_t>(bsp, index_of(which), items, 8,
-                                       [](RecordWriter& w, const dedge_t& e) {
-                                           io_edge<std::uint32_t>(w, e);
-                                       });
+        return encode_records<dedge_t>(
+            bsp, index_of(which), items, 8,
+            [](RecordWriter& w, const dedge_t& e) { io_edge<std::uint32_t>(w, e); });
     }
-    return encode_records<dedge_t>(bsp, index_of(which), items, 4,
-                                   [](RecordWriter& w, const dedge_t& e) {
-                                       io_edge<std::uint16_t>(w, e);
-                                   });
+    return encode_records<dedge_t>(
+        bsp, index_of(which), items, 4,
+        [](RecordWriter& w, const dedge_t& e) { io_edge<std::uint16_t>(w, e); });
 }
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dface_t> items) {
     LK_TRY_ASSIGN(const FaceLayout layout, face_layout(bsp, which));
     if (layout == FaceLayout::strata) {
-        return encode_records<dface_t>(bsp, index_of(which), items, 72,
-                                       [](RecordWriter& w, const dface_t& f) { io_face_strata(w, f); });
+        return encode_records<dface_t>(
+            bsp, index_of(which), items, 72,
+            [](RecordWriter& w, const dface_t& f) { io_face_strata(w, f); });
     }
-    return encode_records<dface_t>(bsp, index_of(which), items, 56,
-                                   [](RecordWriter& w, const dface_t& f) { io_face_standard(w, f); });
+    return encode_records<dface_t>(
+        bsp, index_of(which), items, 56,
+        [](RecordWriter& w, const dface_t& f) { io_face_standard(w, f); });
 }
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dbrushside_t> items) {
@@ -953,11 +954,13 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dbrushside_t>
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dnode_t> items) {
     if (wide_indices(bsp, which)) {
-        return encode_records<dnode_t>(bsp, index_of(which), items, 48,
-                                       [](RecordWriter& w, const dnode_t& n) { io_node_strata(w, n); });
+        return encode_records<dnode_t>(
+            bsp, index_of(which), items, 48,
+            [](RecordWriter& w, const dnode_t& n) { io_node_strata(w, n); });
     }
-    return encode_records<dnode_t>(bsp, index_of(which), items, 32,
-                                   [](RecordWriter& w, const dnode_t& n) { io_node_standard(w, n); });
+    return encode_records<dnode_t>(
+        bsp, index_of(which), items, 32,
+        [](RecordWriter& w, const dnode_t& n) { io_node_standard(w, n); });
 }
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dleaf_t> items) {
@@ -965,12 +968,15 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dleaf_t> item
     const int index = index_of(which);
     switch (layout) {
         case LeafLayout::strata:
-            return encode_records<dleaf_t>(bsp, index, items, 56,
-                                           [](RecordWriter& w, const dleaf_t& l) { io_leaf_strata(w, l); });
+            return encode_records<dleaf_t>(
+                bsp, index, items, 56,
+                [](RecordWriter& w, const dleaf_t& l) { io_leaf_strata(w, l); });
         case LeafLayout::v0:
             return encode_records<dleaf_t>(
-                bsp, index, items, 56, [](RecordWriter& w, const dleaf_t& l) { io_leaf_standard(w, l, true); });
-        case LeafLayout::v1: break;
+                bsp, index, items, 56,
+                [](RecordWriter& w, const dleaf_t& l) { io_leaf_standard(w, l, true); });
+        case LeafLayout::v1:
+            break;
     }
     return encode_records<dleaf_t>(bsp, index, items, 32, [](RecordWriter& w, const dleaf_t& l) {
         io_leaf_standard(w, l, false);
@@ -986,23 +992,20 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dwateroverlay
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dareaportal_t> items) {
     if (wide_indices(bsp, which)) {
-        return encode_records<dareaportal_t>(bsp, index_of(which), items, 20,
-                                             [](RecordWriter& w, const dareaportal_t& a) {
-                                                 io_areaportal<std::uint32_t>(w, a);
-                                             });
+        return encode_records<dareaportal_t>(
+            bsp, index_of(which), items, 20,
+            [](RecordWriter& w, const dareaportal_t& a) { io_areaportal<std::uint32_t>(w, a); });
     }
-    return encode_records<dareaportal_t>(bsp, index_of(which), items, 12,
-                                         [](RecordWriter& w, const dareaportal_t& a) {
-                                             io_areaportal<std::uint16_t>(w, a);
-                                         });
+    return encode_records<dareaportal_t>(
+        bsp, index_of(which), items, 12,
+        [](RecordWriter& w, const dareaportal_t& a) { io_areaportal<std::uint16_t>(w, a); });
 }
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dworldlight_t> items) {
     LK_TRY_ASSIGN(const bool v1, worldlight_v1(bsp, which));
-    return encode_records<dworldlight_t>(bsp, index_of(which), items, v1 ? 100 : 88,
-                                         [v1](RecordWriter& w, const dworldlight_t& l) {
-                                             io_worldlight(w, l, v1);
-                                         });
+    return encode_records<dworldlight_t>(
+        bsp, index_of(which), items, v1 ? 100 : 88,
+        [v1](RecordWriter& w, const dworldlight_t& l) { io_worldlight(w, l, v1); });
 }
 
 Result<Bytes> encode(const Bsp& bsp, const Occlusion& o) {

@@ -21,12 +21,18 @@ Diagnostic lzma_error(std::string message) {
 
 std::string_view lzma_ret_text(lzma_ret r) {
     switch (r) {
-        case LZMA_MEM_ERROR: return "out of memory";
-        case LZMA_MEMLIMIT_ERROR: return "memory limit reached";
-        case LZMA_OPTIONS_ERROR: return "unsupported LZMA properties";
-        case LZMA_DATA_ERROR: return "corrupt LZMA data";
-        case LZMA_BUF_ERROR: return "LZMA stream is truncated";
-        default: return "LZMA error";
+        case LZMA_MEM_ERROR:
+            return "out of memory";
+        case LZMA_MEMLIMIT_ERROR:
+            return "memory limit reached";
+        case LZMA_OPTIONS_ERROR:
+            return "unsupported LZMA properties";
+        case LZMA_DATA_ERROR:
+            return "corrupt LZMA data";
+        case LZMA_BUF_ERROR:
+            return "LZMA stream is truncated";
+        default:
+            return "LZMA error";
     }
 }
 
@@ -51,8 +57,8 @@ Result<ValveLzmaHeader> parse_valve_lzma_header(ByteSpan data) {
 Result<Bytes> lzma1_decode(const LzmaProperties& props, ByteSpan stream, std::size_t size,
                            bool allow_end_marker, std::size_t max_output) {
     if (size > max_output) {
-        return lzma_error(fmt::format("uncompressed size {} exceeds the limit of {} bytes", size,
-                                      max_output));
+        return lzma_error(
+            fmt::format("uncompressed size {} exceeds the limit of {} bytes", size, max_output));
     }
     std::uint8_t d = props.bytes[0];
     if (d >= kMaxLcLpPb) return lzma_error(fmt::format("invalid LZMA properties byte {}", d));
@@ -63,8 +69,8 @@ Result<Bytes> lzma1_decode(const LzmaProperties& props, ByteSpan stream, std::si
     opt.pb = d / 5;
     // A dictionary larger than the output is never used; clamping it keeps a forged property
     // from making the decoder allocate gigabytes.
-    const std::uint32_t dict = load<std::uint32_t>(reinterpret_cast<const std::byte*>(props.bytes.data()) + 1,
-                                                   Endian::little);
+    const std::uint32_t dict = load<std::uint32_t>(
+        reinterpret_cast<const std::byte*>(props.bytes.data()) + 1, Endian::little);
     const std::uint64_t useful = std::max<std::uint64_t>(kMinDict, size);
     opt.dict_size = static_cast<std::uint32_t>(
         std::clamp<std::uint64_t>(dict, kMinDict, std::min<std::uint64_t>(useful, UINT32_MAX)));
@@ -151,8 +157,7 @@ Result<Bytes> valve_lzma_compress(ByteSpan data) {
     Bytes out(kValveLzmaHeaderSize + stream.size());
     std::memcpy(out.data(), "LZMA", 4);
     store<std::uint32_t>(out.data() + 4, static_cast<std::uint32_t>(data.size()), Endian::little);
-    store<std::uint32_t>(out.data() + 8, static_cast<std::uint32_t>(stream.size()),
-                         Endian::little);
+    store<std::uint32_t>(out.data() + 8, static_cast<std::uint32_t>(stream.size()), Endian::little);
     std::memcpy(out.data() + 12, props.bytes.data(), 5);
     std::memcpy(out.data() + kValveLzmaHeaderSize, stream.data(), stream.size());
     return out;

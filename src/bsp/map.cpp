@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
 namespace lk::bsp {
 
 Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings) {
@@ -76,7 +79,7 @@ Result<void> set_pakfile(Bsp& bsp, const Pak& pak) {
 namespace {
 
 class Checker {
-public:
+  public:
     explicit Checker(Diagnostics& out) : out_(out) {}
 
     // Reports items[i].field outside [0, limit).
@@ -107,7 +110,7 @@ public:
         }
     }
 
-private:
+  private:
     void add(int lump, std::size_t record, std::string_view field, std::string message) {
         // A corrupt lump would repeat the same error thousands of times; keep the first few.
         if (++per_lump_[lump] > kMaxPerLump) return;
@@ -150,8 +153,8 @@ void validate(const Bsp& bsp, Diagnostics& out) {
         // vbsp compacts texinfo after writing the original faces, whose indices go stale.
         if (which != LumpId::originalfaces) {
             c.index<dface_t>(
-                f, [](const dface_t& x) { return x.texinfo; }, m->texinfo.size(),
-                index_of(which), "texinfo", "texinfo", true);
+                f, [](const dface_t& x) { return x.texinfo; }, m->texinfo.size(), index_of(which),
+                "texinfo", "texinfo", true);
         }
         c.range<dface_t>(
             f, [](const dface_t& x) { return x.firstedge; },
@@ -193,7 +196,8 @@ void validate(const Bsp& bsp, Diagnostics& out) {
     c.range<ddispinfo_t>(
         m->dispinfo, [](const ddispinfo_t& d) { return d.m_iDispVertStart; },
         [](const ddispinfo_t& d) { return d.power >= 0 && d.power <= 16 ? d.vertex_count() : -1; },
-        m->disp_verts.size(), index_of(LumpId::dispinfo), "m_iDispVertStart", "displacement vertices");
+        m->disp_verts.size(), index_of(LumpId::dispinfo), "m_iDispVertStart",
+        "displacement vertices");
     const int game = index_of(LumpId::game_lump);
     const StaticProps& sp = m->static_props;
     c.index<StaticPropLump_t>(
@@ -204,8 +208,7 @@ void validate(const Bsp& bsp, Diagnostics& out) {
         [](const StaticPropLump_t& p) { return p.m_LeafCount; }, sp.leaves.size(), game,
         "sprp/m_FirstLeaf", "static prop leaves");
     c.index<std::uint32_t>(
-        sp.leaves, [](std::uint32_t l) { return l; }, m->leafs.size(), game, "sprp/leaves",
-        "leaf");
+        sp.leaves, [](std::uint32_t l) { return l; }, m->leafs.size(), game, "sprp/leaves", "leaf");
 }
 
 }  // namespace lk::bsp

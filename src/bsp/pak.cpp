@@ -83,7 +83,9 @@ void write_common(ByteWriter& w, const ZipHeader& h) {
     w.u32(h.uncompressed_size);
 }
 
-Bytes to_bytes(ByteSpan s) { return Bytes(s.begin(), s.end()); }
+Bytes to_bytes(ByteSpan s) {
+    return Bytes(s.begin(), s.end());
+}
 
 Result<Bytes> inflate_raw(ByteSpan in, std::size_t size, const std::string& path) {
     z_stream zs{};
@@ -99,8 +101,8 @@ Result<Bytes> inflate_raw(ByteSpan in, std::size_t size, const std::string& path
     int rc = Z_OK;
     for (;;) {
         zs.next_out = reinterpret_cast<Bytef*>(out.data()) + zs.total_out;
-        zs.avail_out = static_cast<uInt>(
-            std::min<std::size_t>(out.size() - zs.total_out, UINT32_MAX));
+        zs.avail_out =
+            static_cast<uInt>(std::min<std::size_t>(out.size() - zs.total_out, UINT32_MAX));
         rc = inflate(&zs, Z_FINISH);
         if (rc == Z_STREAM_END) break;
         const bool out_full = zs.avail_out == 0;
@@ -110,10 +112,10 @@ Result<Bytes> inflate_raw(ByteSpan in, std::size_t size, const std::string& path
     const std::size_t produced = zs.total_out;
     inflateEnd(&zs);
     if (rc != Z_STREAM_END || produced != size) {
-        return pak_error("bsp.pak-deflate",
-                         fmt::format("deflate data is corrupt or truncated ({} of {} bytes)",
-                                     produced, size),
-                         -1, path);
+        return pak_error(
+            "bsp.pak-deflate",
+            fmt::format("deflate data is corrupt or truncated ({} of {} bytes)", produced, size),
+            -1, path);
     }
     out.resize(size);
     return out;
@@ -246,8 +248,9 @@ Result<Pak> Pak::parse(Blob lump, std::uint64_t lump_file_offset) {
     // Local records, walked in file order so the gaps between them are kept.
     pak.file_order_.resize(total);
     std::iota(pak.file_order_.begin(), pak.file_order_.end(), std::size_t{0});
-    std::stable_sort(pak.file_order_.begin(), pak.file_order_.end(),
-                     [&](std::size_t a, std::size_t b) { return local_offsets[a] < local_offsets[b]; });
+    std::stable_sort(
+        pak.file_order_.begin(), pak.file_order_.end(),
+        [&](std::size_t a, std::size_t b) { return local_offsets[a] < local_offsets[b]; });
     std::uint64_t cursor = 0;
     for (std::size_t i : pak.file_order_) {
         const std::string path = fmt::format("pak/entry[{}]", i);
@@ -280,9 +283,9 @@ Result<Pak> Pak::parse(Blob lump, std::uint64_t lump_file_offset) {
         e.data = lump.slice(at + data_at, e.central.compressed_size);
         l.skip(e.central.compressed_size, "data");
         if (e.local.flags & kFlagDescriptor) {
-            const bool has_sig = l.remaining() >= 4 &&
-                                 load<std::uint32_t>(l.data().data() + l.pos(), Endian::little) ==
-                                     kDescriptorSig;
+            const bool has_sig =
+                l.remaining() >= 4 &&
+                load<std::uint32_t>(l.data().data() + l.pos(), Endian::little) == kDescriptorSig;
             e.data_descriptor = to_bytes(l.bytes(has_sig ? 16 : 12, "data_descriptor"));
             if (!l.ok()) return std::move(l.take_error().with_path(path + "/data_descriptor"));
         }
@@ -370,10 +373,10 @@ Result<Bytes> Pak::contents(const PakEntry& e) {
     switch (e.central.method) {
         case static_cast<std::uint16_t>(ZipMethod::stored):
             if (in.size() != size) {
-                return pak_error("bsp.pak-size",
-                                 fmt::format("stored entry has {} bytes, header says {}", in.size(),
-                                             size),
-                                 -1, path);
+                return pak_error(
+                    "bsp.pak-size",
+                    fmt::format("stored entry has {} bytes, header says {}", in.size(), size), -1,
+                    path);
             }
             out = to_bytes(in);
             break;
@@ -396,8 +399,8 @@ Result<Bytes> Pak::contents(const PakEntry& e) {
         }
         default:
             return pak_error("bsp.pak-method",
-                             fmt::format("unsupported compression method {}", e.central.method),
-                             -1, path);
+                             fmt::format("unsupported compression method {}", e.central.method), -1,
+                             path);
     }
     if (crc_of(out) != e.central.crc32) {
         return pak_error("bsp.pak-crc", "CRC-32 mismatch", -1, path);
@@ -412,12 +415,15 @@ Result<void> Pak::put(std::string_view name, ByteSpan contents, ZipMethod method
         return Diagnostic::error("bsp.pak-name", "entry name is empty or too long");
     }
     if (contents.size() > UINT32_MAX) {
-        return Diagnostic::error("bsp.pak-too-large", "entry exceeds 4 GiB").with_path("pak/" + norm);
+        return Diagnostic::error("bsp.pak-too-large", "entry exceeds 4 GiB")
+            .with_path("pak/" + norm);
     }
     Bytes stored;
     std::uint16_t needed = 10;
     switch (method) {
-        case ZipMethod::stored: stored = to_bytes(contents); break;
+        case ZipMethod::stored:
+            stored = to_bytes(contents);
+            break;
         case ZipMethod::deflate: {
             LK_TRY_ASSIGN(stored, deflate_raw(contents));
             needed = 20;
@@ -438,7 +444,8 @@ Result<void> Pak::put(std::string_view name, ByteSpan contents, ZipMethod method
         }
     }
     if (stored.size() > UINT32_MAX) {
-        return Diagnostic::error("bsp.pak-too-large", "entry exceeds 4 GiB").with_path("pak/" + norm);
+        return Diagnostic::error("bsp.pak-too-large", "entry exceeds 4 GiB")
+            .with_path("pak/" + norm);
     }
     auto it = std::find_if(entries_.begin(), entries_.end(),
                            [&](const PakEntry& e) { return names_match(e.name(), norm); });

@@ -46,7 +46,9 @@ const LayoutInfo& info(L l) {
     return kLayouts[0];
 }
 
-bool is_lightmap(L l) { return l == L::v7_lightmap || l == L::v10_lightmap || l == L::v11_mesa; }
+bool is_lightmap(L l) {
+    return l == L::v7_lightmap || l == L::v10_lightmap || l == L::v11_mesa;
+}
 bool has_cpu_gpu(L l) {
     return l == L::v8 || l == L::v9 || l == L::v10 || l == L::v11 || l == L::v12_strata ||
            l == L::v13_strata;
@@ -65,17 +67,28 @@ std::optional<L> resolve(std::uint16_t version, std::size_t size, std::int32_t b
 // Layout used for a prop-less lump, where no record size can be measured.
 std::optional<L> nominal(std::uint16_t version, std::int32_t bsp_version) {
     switch (version) {
-        case 4: return L::v4;
-        case 5: return L::v5;
-        case 6: return L::v6;
-        case 7: return L::v7;
-        case 8: return L::v8;
-        case 9: return L::v9;
-        case 10: return bsp_version == 20 ? L::v10_lightmap : L::v10;
-        case 11: return bsp_version == 20 ? L::v11_mesa : L::v11;
-        case 12: return L::v12_strata;
-        case 13: return L::v13_strata;
-        default: return std::nullopt;
+        case 4:
+            return L::v4;
+        case 5:
+            return L::v5;
+        case 6:
+            return L::v6;
+        case 7:
+            return L::v7;
+        case 8:
+            return L::v8;
+        case 9:
+            return L::v9;
+        case 10:
+            return bsp_version == 20 ? L::v10_lightmap : L::v10;
+        case 11:
+            return bsp_version == 20 ? L::v11_mesa : L::v11;
+        case 12:
+            return L::v12_strata;
+        case 13:
+            return L::v13_strata;
+        default:
+            return std::nullopt;
     }
 }
 
@@ -157,8 +170,12 @@ std::uint64_t base_of(const GameLump& g) {
 
 }  // namespace
 
-std::string_view describe(StaticPropLayout layout) { return info(layout).name; }
-std::size_t record_size(StaticPropLayout layout) { return info(layout).size; }
+std::string_view describe(StaticPropLayout layout) {
+    return info(layout).name;
+}
+std::size_t record_size(StaticPropLayout layout) {
+    return info(layout).size;
+}
 
 std::string_view StaticProps::model_name(std::size_t i) const {
     if (i >= dict.size()) return {};
@@ -199,10 +216,10 @@ Result<StaticProps> static_props(const Bsp& bsp) {
                                sprp_path("props"), static_cast<std::int64_t>(r.abs_pos()));
         }
     } else if (rest % n != 0) {
-        return props_error("bsp.sprp-layout",
-                           fmt::format("{} bytes of prop records do not divide into {} props",
-                                       rest, n),
-                           sprp_path("props"), static_cast<std::int64_t>(r.abs_pos()));
+        return props_error(
+            "bsp.sprp-layout",
+            fmt::format("{} bytes of prop records do not divide into {} props", rest, n),
+            sprp_path("props"), static_cast<std::int64_t>(r.abs_pos()));
     } else {
         layout = resolve(sp.version, rest / n, bsp.version());
     }
@@ -249,10 +266,10 @@ Result<Bytes> encode(const Bsp& bsp, const StaticProps& sp) {
         RecordWriter rw(w.buffer().data() + start + i * size, bsp.endian());
         io_prop(rw, sp.props[i], sp.layout);
         if (!rw.ok()) {
-            return props_error("bsp.value-out-of-range",
-                               fmt::format("prop {} holds a value that does not fit {}", i,
-                                           describe(sp.layout)),
-                               sprp_path(fmt::format("prop[{}]", i)));
+            return props_error(
+                "bsp.value-out-of-range",
+                fmt::format("prop {} holds a value that does not fit {}", i, describe(sp.layout)),
+                sprp_path(fmt::format("prop[{}]", i)));
         }
     }
     return w.take();
@@ -290,7 +307,9 @@ void io_sprite(IO& io, S& s) {
     io.template nums<float>(s.m_TexLR);
 }
 
-std::string dprp_path(std::string_view tail) { return fmt::format("lump[35]/dprp/{}", tail); }
+std::string dprp_path(std::string_view tail) {
+    return fmt::format("lump[35]/dprp/{}", tail);
+}
 
 }  // namespace
 

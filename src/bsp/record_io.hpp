@@ -16,8 +16,15 @@
 
 namespace lk::bsp::detail {
 
+struct ViewAccess {
+    template <class T>
+    static LumpView<T> borrow(Blob bytes) {
+        return LumpView<T>::borrow(std::move(bytes));
+    }
+};
+
 class RecordReader {
-public:
+  public:
     RecordReader(const std::byte* p, Endian e) : p_(p), e_(e) {}
 
     template <class D, class M>
@@ -47,7 +54,7 @@ public:
         return static_cast<std::size_t>(p_ - start);
     }
 
-private:
+  private:
     const std::byte* p_;
     Endian e_;
 };
@@ -66,7 +73,7 @@ bool fits(const M& m) {
 }
 
 class RecordWriter {
-public:
+  public:
     RecordWriter(std::byte* p, Endian e) : p_(p), e_(e) {}
 
     template <class D, class M>
@@ -96,7 +103,7 @@ public:
     void fail() { ok_ = false; }
     bool ok() const { return ok_; }
 
-private:
+  private:
     std::byte* p_;
     Endian e_;
     bool ok_ = true;

@@ -38,7 +38,9 @@ Bytes make_file(std::string_view magic, std::int32_t version, Endian e,
     return w.take();
 }
 
-Bytes bytes_of(std::string_view s) { return Bytes(as_bytes(s).begin(), as_bytes(s).end()); }
+Bytes bytes_of(std::string_view s) {
+    return Bytes(as_bytes(s).begin(), as_bytes(s).end());
+}
 
 Bsp read_ok(const Bytes& file, Diagnostics* warnings = nullptr) {
     auto r = Bsp::read(Blob::copy_of(file), warnings);
@@ -57,9 +59,9 @@ Bytes write_ok(const Bsp& b) {
 TEST(BspContainer, HeaderIsIdentVersionSixtyFourLumpsAndRevision) {
     // One 4-byte lump (planes would be 20 bytes; any bytes do for the container) right after
     // the 1036-byte header.
-    const Bytes file = make_file("VBSP", 20, Endian::little,
-                                 {{1, {static_cast<std::int32_t>(kHeader), 4, 0, 0}}},
-                                 bytes_of("abcd"));
+    const Bytes file =
+        make_file("VBSP", 20, Endian::little, {{1, {static_cast<std::int32_t>(kHeader), 4, 0, 0}}},
+                  bytes_of("abcd"));
     Bsp b = read_ok(file);
     EXPECT_EQ(b.version(), 20);
     EXPECT_EQ(b.endian(), Endian::little);
@@ -71,9 +73,9 @@ TEST(BspContainer, HeaderIsIdentVersionSixtyFourLumpsAndRevision) {
 }
 
 TEST(BspContainer, ConsoleMapsAreBigEndianWithMagicPSBV) {
-    const Bytes file = make_file("PSBV", 20, Endian::big,
-                                 {{0, {static_cast<std::int32_t>(kHeader), 2, 0, 0}}},
-                                 bytes_of("{}"));
+    const Bytes file =
+        make_file("PSBV", 20, Endian::big, {{0, {static_cast<std::int32_t>(kHeader), 2, 0, 0}}},
+                  bytes_of("{}"));
     EXPECT_EQ(file[4], std::byte{0});
     EXPECT_EQ(file[7], std::byte{20});
     Bsp b = read_ok(file);
@@ -120,12 +122,10 @@ TEST(BspContainer, LayoutOrderPaddingAndEmptyLumpOffsetsSurvive) {
     // Lumps stored out of index order, 4-byte aligned with zero padding, an empty lump pointing
     // at the next stored lump, another at 0, and two trailing pad bytes.
     const auto h = static_cast<std::int32_t>(kHeader);
-    const Bytes file = make_file("VBSP", 20, Endian::little,
-                                 {{3, {h, 3, 0, 0}},
-                                  {2, {h + 4, 5, 0, 0}},
-                                  {7, {h + 4, 0, 1, 0}},
-                                  {9, {0, 0, 2, 0}}},
-                                 bytes_of(std::string_view("abc\0defgh\0\0\0", 12)));
+    const Bytes file = make_file(
+        "VBSP", 20, Endian::little,
+        {{3, {h, 3, 0, 0}}, {2, {h + 4, 5, 0, 0}}, {7, {h + 4, 0, 1, 0}}, {9, {0, 0, 2, 0}}},
+        bytes_of(std::string_view("abc\0defgh\0\0\0", 12)));
     Bsp b = read_ok(file);
     EXPECT_EQ(b.lump(LumpId::texdata).data().text(), "defgh");
     EXPECT_EQ(write_ok(b), file);
@@ -140,10 +140,24 @@ TEST(BspContainer, LayoutOrderPaddingAndEmptyLumpOffsetsSurvive) {
     EXPECT_EQ(again.lump(LumpId::texdata).data().text(), "defgh");
 }
 
+TEST(BspContainer, LumpsSharingBytesStaySharedUntilOneIsEdited) {
+    const auto h = static_cast<std::int32_t>(kHeader);
+    // faces and faces_hdr point at the same four bytes, as some tools write them.
+    const Bytes file = make_file("VBSP", 20, Endian::little,
+                                 {{7, {h, 4, 1, 0}}, {58, {h, 4, 1, 0}}}, bytes_of("FACE"));
+    Bsp b = read_ok(file);
+    EXPECT_EQ(b.lump(LumpId::faces_hdr).data().text(), "FACE");
+    EXPECT_EQ(write_ok(b), file);
+    ASSERT_TRUE(b.set_lump(LumpId::faces, Blob::copy_of(std::string_view("NEW!"))));
+    Bsp split = read_ok(write_ok(b));
+    EXPECT_EQ(split.lump(LumpId::faces).data().text(), "NEW!");
+    EXPECT_EQ(split.lump(LumpId::faces_hdr).data().text(), "FACE");
+}
+
 TEST(BspContainer, UnexplainedBytesBetweenLumpsAreKeptVerbatim) {
     const auto h = static_cast<std::int32_t>(kHeader);
-    const Bytes file = make_file("VBSP", 20, Endian::little, {{1, {h + 6, 4, 0, 0}}},
-                                 bytes_of("junk!!wxyz"));
+    const Bytes file =
+        make_file("VBSP", 20, Endian::little, {{1, {h + 6, 4, 0, 0}}}, bytes_of("junk!!wxyz"));
     Bsp b = read_ok(file);
     EXPECT_EQ(write_ok(b), file);
 }
@@ -154,9 +168,9 @@ TEST(BspContainer, LzmaLumpsAreDecompressedAndTheirBytesReusedUntilEdited) {
     ASSERT_TRUE(packed);
     const auto h = static_cast<std::int32_t>(kHeader);
     // fourCC holds the uncompressed size of an LZMA lump.
-    const Bytes file = make_file(
-        "VBSP", 20, Endian::little,
-        {{8, {h, static_cast<std::int32_t>(packed->size()), 1, 1000}}}, *packed);
+    const Bytes file =
+        make_file("VBSP", 20, Endian::little,
+                  {{8, {h, static_cast<std::int32_t>(packed->size()), 1, 1000}}}, *packed);
     Bsp b = read_ok(file);
     EXPECT_EQ(b.lump(LumpId::lighting).compression(), Compression::lzma);
     EXPECT_EQ(b.lump(LumpId::lighting).data().text(), plain);
@@ -172,8 +186,8 @@ TEST(BspContainer, LzmaLumpsAreDecompressedAndTheirBytesReusedUntilEdited) {
 
 TEST(BspContainer, LumpPastTheEndNamesTheLumpAndField) {
     const auto h = static_cast<std::int32_t>(kHeader);
-    const Bytes file = make_file("VBSP", 20, Endian::little, {{40, {h, 100, 0, 0}}},
-                                 bytes_of("short"));
+    const Bytes file =
+        make_file("VBSP", 20, Endian::little, {{40, {h, 100, 0, 0}}}, bytes_of("short"));
     auto r = Bsp::read(Blob::copy_of(file));
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, "bsp.bad-lump");
@@ -194,9 +208,9 @@ TEST(BspContainer, TruncatedHeaderAndWrongMagicAreErrors) {
 namespace {
 
 // A game lump directory: count, then {id, flags, version, fileofs, filelen} per entry.
-Bytes game_lump_dir(Endian e, const std::vector<std::tuple<std::uint32_t, std::uint16_t,
-                                                           std::uint16_t, std::int32_t, std::int32_t>>&
-                                  entries) {
+Bytes game_lump_dir(Endian e,
+                    const std::vector<std::tuple<std::uint32_t, std::uint16_t, std::uint16_t,
+                                                 std::int32_t, std::int32_t>>& entries) {
     ByteWriter w(e);
     w.i32(static_cast<std::int32_t>(entries.size()));
     for (const auto& [id, flags, version, ofs, len] : entries) {
@@ -214,8 +228,8 @@ Bytes game_lump_dir(Endian e, const std::vector<std::tuple<std::uint32_t, std::u
 TEST(BspGameLumps, OffsetsAreFileRelativeOnPcAndFixedUpOnWrite) {
     const auto h = static_cast<std::int32_t>(kHeader);
     // Game lump at the header's end: directory (4 + 2 * 16 bytes) then "sprp" and "dprp" data.
-    Bytes body = game_lump_dir(Endian::little, {{fourcc("sprp"), 0, 10, h + 36, 4},
-                                                {fourcc("dprp"), 0, 4, h + 40, 2}});
+    Bytes body = game_lump_dir(
+        Endian::little, {{fourcc("sprp"), 0, 10, h + 36, 4}, {fourcc("dprp"), 0, 4, h + 40, 2}});
     for (char c : std::string_view("SPRPDP")) body.push_back(std::byte(c));
     const Bytes file = make_file("VBSP", 20, Endian::little,
                                  {{35, {h, static_cast<std::int32_t>(body.size()), 0, 0}}}, body);
@@ -288,7 +302,8 @@ TEST(BspGameLumps, OffsetsOutsideTheLumpAreErrors) {
 }
 
 TEST(BspLzma, ValveHeaderRoundTripAndLimits) {
-    const std::string text = "The quick brown fox jumps over the lazy dog. " + std::string(300, 'z');
+    const std::string text =
+        "The quick brown fox jumps over the lazy dog. " + std::string(300, 'z');
     auto packed = valve_lzma_compress(as_bytes(text));
     ASSERT_TRUE(packed);
     auto h = parse_valve_lzma_header(*packed);

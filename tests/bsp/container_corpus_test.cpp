@@ -12,7 +12,9 @@ using namespace lk::bsp;
 
 namespace {
 
-std::vector<std::filesystem::path> maps() { return lk::test::corpus_files("bsp", {".bsp"}); }
+std::vector<std::filesystem::path> maps() {
+    return lk::test::corpus_files("bsp", {".bsp"});
+}
 
 }  // namespace
 
@@ -93,9 +95,10 @@ TEST(BspCorpus, EntityLumpsRoundTrip) {
         if (e->separator() == OutputSeparator::comma) ++outputs_comma;
         if (e->separator() == OutputSeparator::esc) ++outputs_esc;
     }
-    fmt::print("entity lumps: {} maps, {} entities, outputs comma-separated in {} maps, "
-               "ESC-separated in {}\n",
-               maps_n, ents, outputs_comma, outputs_esc);
+    fmt::print(
+        "entity lumps: {} maps, {} entities, outputs comma-separated in {} maps, "
+        "ESC-separated in {}\n",
+        maps_n, ents, outputs_comma, outputs_esc);
 }
 
 // Valve's repack rules both ways: every lump's contents survive compress -> decompress.
@@ -152,7 +155,8 @@ TEST(BspCorpus, CompressThenDecompressKeepsEveryLump) {
         in_bytes += blob->size();
         packed_bytes += packed->size();
     }
-    fmt::print("compress/decompress: {} maps, {} lumps compressed, {} -> {} bytes; every lump "
-               "and game lump restored\n",
-               maps_n, compressed, in_bytes, packed_bytes);
+    fmt::print(
+        "compress/decompress: {} maps, {} lumps compressed, {} -> {} bytes; every lump "
+        "and game lump restored\n",
+        maps_n, compressed, in_bytes, packed_bytes);
 }

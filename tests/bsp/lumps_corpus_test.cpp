@@ -51,7 +51,8 @@ TEST(BspLumpsCorpus, TypedViewsParseAndReencodeExactly) {
         check<dedge_t>(b, LumpId::edges, edges, t);
         check<std::int32_t>(b, LumpId::surfedges, surfedges, t);
         for (LumpId f : {LumpId::faces, LumpId::originalfaces, LumpId::faces_hdr}) {
-            check<dface_t>(b, f, [f](const Bsp& x) { return faces(x, f); }, t);
+            check<dface_t>(
+                b, f, [f](const Bsp& x) { return faces(x, f); }, t);
         }
         check<dbrush_t>(b, LumpId::brushes, brushes, t);
         check<dbrushside_t>(b, LumpId::brushsides, brushsides, t);
@@ -73,7 +74,8 @@ TEST(BspLumpsCorpus, TypedViewsParseAndReencodeExactly) {
         check<dareaportal_t>(b, LumpId::areaportals, areaportals, t);
         check<Vec3f>(b, LumpId::clipportalverts, clipportalverts, t);
         for (LumpId w : {LumpId::worldlights, LumpId::worldlights_hdr}) {
-            check<dworldlight_t>(b, w, [w](const Bsp& x) { return worldlights(x, w); }, t);
+            check<dworldlight_t>(
+                b, w, [w](const Bsp& x) { return worldlights(x, w); }, t);
         }
         auto occ = occlusion(b);
         ASSERT_TRUE(occ) << occ.error().to_string();
@@ -100,7 +102,8 @@ TEST(BspLumpsCorpus, TypedViewsParseAndReencodeExactly) {
             }
         }
     }
-    fmt::print("typed lumps: {} maps, {} non-empty lumps, {} records, {} zero-copy views; all "
-               "re-encoded byte-identical\n",
-               maps, t.lumps, t.records, t.borrowed);
+    fmt::print(
+        "typed lumps: {} maps, {} non-empty lumps, {} records, {} zero-copy views; all "
+        "re-encoded byte-identical\n",
+        maps, t.lumps, t.records, t.borrowed);
 }

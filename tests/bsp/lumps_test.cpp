@@ -237,13 +237,11 @@ TEST(BspStaticProps, LayoutComesFromVersionAndRecordSize) {
         std::size_t size;
         StaticPropLayout want;
     };
-    for (const Case& c : {Case{19, 5, 60, StaticPropLayout::v5},
-                          Case{20, 7, 72, StaticPropLayout::v7_lightmap},
-                          Case{20, 10, 72, StaticPropLayout::v10_lightmap},
-                          Case{21, 10, 76, StaticPropLayout::v10},
-                          Case{21, 11, 80, StaticPropLayout::v11},
-                          Case{20, 11, 80, StaticPropLayout::v11_mesa},
-                          Case{20, 5, 188, StaticPropLayout::v5_ship}}) {
+    for (const Case& c :
+         {Case{19, 5, 60, StaticPropLayout::v5}, Case{20, 7, 72, StaticPropLayout::v7_lightmap},
+          Case{20, 10, 72, StaticPropLayout::v10_lightmap}, Case{21, 10, 76, StaticPropLayout::v10},
+          Case{21, 11, 80, StaticPropLayout::v11}, Case{20, 11, 80, StaticPropLayout::v11_mesa},
+          Case{20, 5, 188, StaticPropLayout::v5_ship}}) {
         SCOPED_TRACE(describe(c.want));
         Bsp b = map_with_props(c.bsp, c.version, sprp(c.size, 2));
         auto sp = static_props(b);

@@ -29,8 +29,8 @@ TEST(BspPropsCorpus, StaticPropsArePlausibleAndReencodeExactly) {
         if (const GameLump* g = b.find_game_lump(kStaticPropsId)) {
             auto bytes = encode(b, *sp);
             ASSERT_TRUE(bytes) << bytes.error().to_string();
-            EXPECT_TRUE(std::equal(g->bytes().begin(), g->bytes().end(), bytes->begin(),
-                                   bytes->end()));
+            EXPECT_TRUE(
+                std::equal(g->bytes().begin(), g->bytes().end(), bytes->begin(), bytes->end()));
             ++layouts[fmt::format("v{} {}", sp->version, describe(sp->layout))];
         }
         if (!sp->props.empty()) {
@@ -66,13 +66,13 @@ TEST(BspPropsCorpus, StaticPropsArePlausibleAndReencodeExactly) {
         if (const GameLump* g = b.find_game_lump(kDetailPropsId)) {
             auto bytes = encode(b, *dp);
             ASSERT_TRUE(bytes);
-            EXPECT_TRUE(std::equal(g->bytes().begin(), g->bytes().end(), bytes->begin(),
-                                   bytes->end()));
+            EXPECT_TRUE(
+                std::equal(g->bytes().begin(), g->bytes().end(), bytes->begin(), bytes->end()));
             detail_total += dp->props.size();
         }
     }
-    fmt::print("static props: {} maps with props, {} props, {} detail props; layouts:", maps_with_props,
-               props_total, detail_total);
+    fmt::print("static props: {} maps with props, {} props, {} detail props; layouts:",
+               maps_with_props, props_total, detail_total);
     for (const auto& [k, n] : layouts) fmt::print(" [{}]x{}", k, n);
     fmt::print("\n");
 }

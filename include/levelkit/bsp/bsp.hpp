@@ -105,7 +105,9 @@ enum class LumpId : int {
     disp_multiblend = 63,
 };
 
-constexpr int index_of(LumpId id) { return static_cast<int>(id); }
+constexpr int index_of(LumpId id) {
+    return static_cast<int>(id);
+}
 // Lower-case name of a lump slot ("faces", "pakfile"); "lump<N>" outside 0-63.
 std::string_view lump_name(int index);
 // Logical path used in diagnostics: "lump[7]" (the name goes in messages).
@@ -137,7 +139,7 @@ enum class EmptyOffset : std::uint8_t {
 };
 
 class Lump {
-public:
+  public:
     std::int32_t version = 0;
     // The fourCC field of an uncompressed lump (normally 0). For LZMA lumps the field holds the
     // uncompressed size and is computed on write.
@@ -149,7 +151,7 @@ public:
     bool empty() const { return data_.empty(); }
     Compression compression() const { return compression_; }
 
-private:
+  private:
     friend class Bsp;
     Blob data_;
     Compression compression_ = Compression::none;
@@ -166,7 +168,7 @@ std::string fourcc_string(std::uint32_t id);
 
 // One entry of the game lump directory (lump 35).
 class GameLump {
-public:
+  public:
     static constexpr std::uint16_t kCompressedFlag = 0x0001;
 
     std::uint32_t id = 0;  // FourCC as a big-endian number: 'sprp' == 0x73707270
@@ -180,7 +182,7 @@ public:
     // Where the (uncompressed) data sat in the file read, for diagnostics; -1 if unknown.
     std::int64_t file_offset() const { return file_offset_; }
 
-private:
+  private:
     friend class Bsp;
     Blob data_;
     std::int64_t file_offset_ = -1;
@@ -209,7 +211,7 @@ struct ReadOptions {
 };
 
 class Bsp {
-public:
+  public:
     // Reads the container: header, lump table, lump data (LZMA lumps decompressed) and the game
     // lump directory. Errors are "bsp.*" diagnostics with the byte offset and a path such as
     // "lump[40]/filelen". Oddities that do not stop reading become warnings in `warnings`.
@@ -232,7 +234,9 @@ public:
     // Replaces a lump's contents (uncompressed bytes). The game lump (35) is rebuilt from
     // game_lumps() and cannot be set directly.
     Result<void> set_lump(LumpId id, Blob data);
-    void set_lump_version(LumpId id, std::int32_t version) { lumps_[index_of(id)].version = version; }
+    void set_lump_version(LumpId id, std::int32_t version) {
+        lumps_[index_of(id)].version = version;
+    }
     // Chooses how a lump is stored. The pakfile and game lump cannot be LZMA-compressed as a
     // whole (game lumps are compressed entry by entry).
     Result<void> set_compression(LumpId id, Compression c);
@@ -255,13 +259,13 @@ public:
     // lump directory ends with a null terminal entry.
     Result<void> repack(Compression c);
 
-    // A minimal empty map (all lumps empty) for building files in memory.
+    // A map with every lump empty, for building files in memory ("PSBV" when big-endian).
     static Bsp make_empty(std::int32_t version, Endian e = Endian::little);
 
-private:
-    struct Placed;
-    Result<void> read_game_lumps(const Blob& file, Diagnostics* warnings,
-                                 const ReadOptions& opt);
+  private:
+    Result<void> read_game_lumps(Diagnostics* warnings, const ReadOptions& opt);
+    // Gives lump `i` (and any lump sharing its bytes) its own stored copy.
+    void unalias(int i);
     Result<Bytes> build_game_lump(std::uint64_t at) const;
     std::size_t header_size() const;
 
@@ -272,8 +276,9 @@ private:
     HeaderLayout layout_ = HeaderLayout::standard;
     std::int32_t map_revision_ = 0;
     std::vector<Lump> lumps_ = std::vector<Lump>(kLumpCount);
-    std::vector<int> order_;  // all 64 lump indices in file order
-    Gap tail_;
+    std::vector<int> order_ = index_order();  // all 64 lump indices in file order
+    Gap tail_{1, std::nullopt};
+    static std::vector<int> index_order();
     std::vector<LumpHeader> headers_;
 
     // Game lump directory.
@@ -283,7 +288,7 @@ private:
     bool gl_terminal_ = false;
     EmptyOffset gl_terminal_offset_ = EmptyOffset::next;
     std::int64_t gl_terminal_verbatim_ = 0;
-    Gap gl_tail_;
+    Gap gl_tail_{1, std::nullopt};
     // Irregular directories (overlapping or out-of-range entries) are kept verbatim and only
     // relocated; editing a game lump switches to a rebuilt directory.
     bool gl_verbatim_ = false;

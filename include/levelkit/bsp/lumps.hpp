@@ -48,17 +48,16 @@ struct CompressedLightCube {
     bool operator==(const CompressedLightCube&) const = default;
 };
 
+namespace detail {
+struct ViewAccess;
+}
+
 // An array view of one lump's records (see the header comment for ownership).
 template <class T>
 class LumpView {
-public:
+  public:
     LumpView() = default;
-    static LumpView borrow(Blob bytes) {
-        LumpView v;
-        v.span_ = {reinterpret_cast<const T*>(bytes.bytes().data()), bytes.size() / sizeof(T)};
-        v.blob_ = std::move(bytes);
-        return v;
-    }
+    // A view that owns `items` (for records built or edited in memory).
     static LumpView own(std::vector<T> items) {
         LumpView v;
         auto owned = std::make_shared<const std::vector<T>>(std::move(items));
@@ -77,7 +76,16 @@ public:
     // True when the view aliases the map's bytes instead of a decoded copy.
     bool borrowed() const { return !owned_; }
 
-private:
+  private:
+    friend struct detail::ViewAccess;
+    // Only for bytes already checked to be aligned whole records in native byte order.
+    static LumpView borrow(Blob bytes) {
+        LumpView v;
+        v.span_ = {reinterpret_cast<const T*>(bytes.bytes().data()), bytes.size() / sizeof(T)};
+        v.blob_ = std::move(bytes);
+        return v;
+    }
+
     std::span<const T> span_;
     Blob blob_;
     std::shared_ptr<const std::vector<T>> owned_;
@@ -130,7 +138,7 @@ struct dbrushside_t {
     std::uint32_t planenum = 0;  // facing out of the brush
     std::int32_t texinfo = 0;
     std::int32_t dispinfo = 0;
-    std::int32_t bevel = 0;  // test (bevel & 1): other bits are left over from vbsp
+    std::int32_t bevel = 0;            // test (bevel & 1): other bits are left over from vbsp
     std::uint8_t padding[2] = {0, 0};  // Strata only
 };
 
@@ -165,7 +173,7 @@ struct dleaf_t {
     std::uint32_t numleaffaces = 0;
     std::uint32_t firstleafbrush = 0;
     std::uint32_t numleafbrushes = 0;
-    std::int32_t leafWaterDataID = 0;  // -1 when not in water
+    std::int32_t leafWaterDataID = 0;       // -1 when not in water
     CompressedLightCube m_AmbientLighting;  // lump version 0 only
     std::uint8_t padding[2] = {0, 0};
 };
@@ -188,7 +196,7 @@ struct dtexdata_t {
 
 // Material names: TEXDATA_STRING_TABLE offsets resolved into TEXDATA_STRING_DATA.
 struct TexdataStrings {
-    std::vector<std::int32_t> table;     // byte offsets into the string data
+    std::vector<std::int32_t> table;      // byte offsets into the string data
     std::vector<std::string_view> names;  // names[i] is table[i]'s string (views into `data`)
     Blob data;
 };

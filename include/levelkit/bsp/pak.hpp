@@ -51,9 +51,9 @@ struct PakEntry {
     std::uint16_t internal_attributes = 0;
     std::uint32_t external_attributes = 0;
     Bytes comment;
-    Blob data;               // the stored bytes (compressed for deflate/LZMA)
-    Bytes data_descriptor;   // raw descriptor after the data (general-purpose flag bit 3)
-    Bytes gap_before;        // bytes between the previous record (or lump start) and this one
+    Blob data;              // the stored bytes (compressed for deflate/LZMA)
+    Bytes data_descriptor;  // raw descriptor after the data (general-purpose flag bit 3)
+    Bytes gap_before;       // bytes between the previous record (or lump start) and this one
     // Xbox 360 "XZP2" archives write the extra/comment lengths into directory records but not
     // the bytes themselves; these keep the length fields for such archives.
     std::uint16_t directory_extra_length = 0;
@@ -65,7 +65,7 @@ struct PakEntry {
 };
 
 class Pak {
-public:
+  public:
     // Parses a pakfile lump. `lump_file_offset` is where the lump sits in its BSP, used to
     // recognise archives whose offsets count from the start of the BSP file.
     static Result<Pak> parse(Blob lump, std::uint64_t lump_file_offset = 0);
@@ -91,7 +91,7 @@ public:
     bool offsets_relative_to_file() const { return file_relative_; }
     bool compact_directory() const { return compact_directory_; }
 
-private:
+  private:
     std::vector<PakEntry> entries_;
     // Local records in file order (indices into entries_), which need not match the central
     // directory order.

@@ -58,8 +58,8 @@ std::size_t record_size(StaticPropLayout layout);
 // Every field any layout has; fields a layout lacks stay at their defaults.
 struct StaticPropLump_t {
     Vec3f m_Origin;
-    Vec3f m_Angles;  // pitch, yaw, roll in degrees
-    std::uint16_t m_PropType = 0;  // index into the model dictionary
+    Vec3f m_Angles;                 // pitch, yaw, roll in degrees
+    std::uint16_t m_PropType = 0;   // index into the model dictionary
     std::uint16_t m_FirstLeaf = 0;  // into the leaf list
     std::uint16_t m_LeafCount = 0;
     std::uint8_t m_Solid = 0;
@@ -68,22 +68,22 @@ struct StaticPropLump_t {
     float m_FadeMinDist = 0;
     float m_FadeMaxDist = 0;
     Vec3f m_LightingOrigin;
-    float m_flForcedFadeScale = 1;      // v5+
-    std::uint16_t m_nMinDXLevel = 0;    // v6, v7, lightmap layouts
+    float m_flForcedFadeScale = 1;    // v5+
+    std::uint16_t m_nMinDXLevel = 0;  // v6, v7, lightmap layouts
     std::uint16_t m_nMaxDXLevel = 0;
-    std::uint8_t m_nMinCPULevel = 0;    // v8+
+    std::uint8_t m_nMinCPULevel = 0;  // v8+
     std::uint8_t m_nMaxCPULevel = 0;
     std::uint8_t m_nMinGPULevel = 0;
     std::uint8_t m_nMaxGPULevel = 0;
     std::uint8_t m_DiffuseModulation[4] = {255, 255, 255, 255};  // v7+, Black Mesa
-    std::uint8_t m_bDisableX360 = 0;   // v9+ (not the lightmap layouts)
+    std::uint8_t m_bDisableX360 = 0;                             // v9+ (not the lightmap layouts)
     std::uint8_t m_Padding[3] = {0, 0, 0};
-    std::uint32_t m_FlagsEx = 0;       // v10+ and Black Mesa
-    std::uint32_t m_Flags2013 = 0;     // lightmap layouts: the 32-bit flags
+    std::uint32_t m_FlagsEx = 0;               // v10+ and Black Mesa
+    std::uint32_t m_Flags2013 = 0;             // lightmap layouts: the 32-bit flags
     std::uint16_t m_nLightmapResolutionX = 0;  // lightmap layouts
     std::uint16_t m_nLightmapResolutionY = 0;
-    float m_flScale[3] = {1, 1, 1};    // v11/v12 store [0] only; v13 all three
-    char m_TargetName[128] = {};       // v5 (The Ship)
+    float m_flScale[3] = {1, 1, 1};  // v11/v12 store [0] only; v13 all three
+    char m_TargetName[128] = {};     // v5 (The Ship)
 };
 
 struct StaticProps {
