@@ -88,6 +88,31 @@ bool safe_relative(std::string_view name) {
     return true;
 }
 
+struct PakEdit {
+    std::string file, out;
+    bool in_place = false;
+};
+
+// The options every pak edit takes, and the load -> edit -> store -> save sequence.
+void add_edit_options(CLI::App* cmd, PakEdit& e) {
+    cmd->add_option("map", e.file, "Input map")->required();
+    cmd->add_option("-o,--output", e.out, "Output map");
+    cmd->add_flag("--in-place", e.in_place, "Overwrite the input map");
+}
+
+void edit_pak(const PakEdit& e, const std::function<bool(bsp::Pak&)>& edit) {
+    auto map = load_map(e.file);
+    if (!map) return;
+    auto p = load_pak(*map, e.file);
+    if (!p || !edit(*p)) return;
+    auto set = bsp::set_pakfile(*map, *p);
+    if (!set) {
+        fail(std::move(set).error().in_file(e.file), kBadInput);
+        return;
+    }
+    save_map(*map, e.file, e.out, e.in_place);
+}
+
 void add_entities(CLI::App& bsp) {
     struct Opts {
         std::string file, output;
@@ -207,16 +232,14 @@ void add_pak(CLI::App& bsp) {
     }
     {
         struct Opts {
-            std::string file, out, as, base, method = "stored";
+            PakEdit edit;
+            std::string as, base, method = "stored";
             std::vector<std::string> inputs;
-            bool in_place = false;
         };
         auto o = std::make_shared<Opts>();
         CLI::App* cmd = pak->add_subcommand("add", "Add or replace entries from files");
-        cmd->add_option("map", o->file, "Input map")->required();
+        add_edit_options(cmd, o->edit);
         cmd->add_option("files", o->inputs, "Files to add")->required();
-        cmd->add_option("-o,--output", o->out, "Output map");
-        cmd->add_flag("--in-place", o->in_place, "Overwrite the input map");
         cmd->add_option("--as", o->as, "Entry name (with a single file)");
         cmd->add_option("--base", o->base,
                         "Name entries by their path relative to this directory (default: the "
@@ -228,76 +251,53 @@ void add_pak(CLI::App& bsp) {
                 fail(Diagnostic::error("cli.usage", "--as takes exactly one file"), kUsage);
                 return;
             }
-            auto map = load_map(o->file);
-            if (!map) return;
-            auto p = load_pak(*map, o->file);
-            if (!p) return;
             const bsp::ZipMethod method = o->method == "lzma"      ? bsp::ZipMethod::lzma
                                           : o->method == "deflate" ? bsp::ZipMethod::deflate
                                                                    : bsp::ZipMethod::stored;
-            for (const std::string& in : o->inputs) {
-                std::string name = o->as;
-                if (name.empty()) {
-                    name = o->base.empty() ? in : fs::path(in).lexically_relative(o->base).string();
+            edit_pak(o->edit, [&](bsp::Pak& p) {
+                for (const std::string& in : o->inputs) {
+                    std::string name = o->as;
+                    if (name.empty()) {
+                        name = o->base.empty() ? in
+                                               : fs::path(in).lexically_relative(o->base).string();
+                    }
+                    std::replace(name.begin(), name.end(), '\\', '/');
+                    if (!safe_relative(name)) {
+                        return fail(Diagnostic::error("cli.unsafe-name",
+                                                      "entry names must be relative paths "
+                                                      "without '..': " +
+                                                          name),
+                                    kUsage);
+                    }
+                    auto data = read_file(in);
+                    if (!data) return fail(std::move(data).error(), kIo);
+                    auto put = p.put(name, *data, method);
+                    if (!put) return fail(std::move(put).error(), kBadInput);
                 }
-                std::replace(name.begin(), name.end(), '\\', '/');
-                if (!safe_relative(name)) {
-                    fail(Diagnostic::error(
-                             "cli.unsafe-name",
-                             "entry names must be relative paths without '..': " + name),
-                         kUsage);
-                    return;
-                }
-                auto data = read_file(in);
-                if (!data) {
-                    fail(std::move(data).error(), kIo);
-                    return;
-                }
-                auto put = p->put(name, *data, method);
-                if (!put) {
-                    fail(std::move(put).error(), kBadInput);
-                    return;
-                }
-            }
-            auto set = bsp::set_pakfile(*map, *p);
-            if (!set) {
-                fail(std::move(set).error().in_file(o->file), kBadInput);
-                return;
-            }
-            save_map(*map, o->file, o->out, o->in_place);
+                return true;
+            });
         });
     }
     {
         struct Opts {
-            std::string file, out;
+            PakEdit edit;
             std::vector<std::string> names;
-            bool in_place = false;
         };
         auto o = std::make_shared<Opts>();
         CLI::App* cmd = pak->add_subcommand("remove", "Remove entries");
-        cmd->add_option("map", o->file, "Input map")->required();
+        add_edit_options(cmd, o->edit);
         cmd->add_option("names", o->names, "Entries to remove")->required();
-        cmd->add_option("-o,--output", o->out, "Output map");
-        cmd->add_flag("--in-place", o->in_place, "Overwrite the input map");
         cmd->callback([o] {
-            auto map = load_map(o->file);
-            if (!map) return;
-            auto p = load_pak(*map, o->file);
-            if (!p) return;
-            for (const std::string& n : o->names) {
-                if (!p->remove(n)) {
-                    fail(
-                        Diagnostic::error("cli.no-entry", "no pakfile entry " + n).in_file(o->file),
-                        kProblems);
-                    return;
+            edit_pak(o->edit, [&](bsp::Pak& p) {
+                for (const std::string& n : o->names) {
+                    if (!p.remove(n)) {
+                        return fail(Diagnostic::error("cli.no-entry", "no pakfile entry " + n)
+                                        .in_file(o->edit.file),
+                                    kProblems);
+                    }
                 }
-            }
-            auto set = bsp::set_pakfile(*map, *p);
-            if (!set) {
-                fail(std::move(set).error().in_file(o->file), kBadInput);
-                return;
-            }
-            save_map(*map, o->file, o->out, o->in_place);
+                return true;
+            });
         });
     }
 }

@@ -414,113 +414,233 @@ void io_worldlight(IO& io, W& w, bool v1) {
     io.template num<std::int32_t>(w.owner);
 }
 
-// --- layout choice ---------------------------------------------------------------------------
+// --- layout choice -------------------------------------------------------------------------
+//
+// A layout chooser picks the on-disk record of one lump kind from the BSP version and the lump
+// version, then calls `fn(record_size, zero_copy_ok, codec)`, where `codec(io, record)` reads
+// or writes one record. The same choice drives both decoding and encoding.
 
-// Record size and codec of a lump that has exactly one layout.
-#define LK_FIXED_LAYOUT(T, fn, size, identity)      \
-    template <>                                     \
-    struct Fixed<T> {                               \
-        static constexpr std::size_t kSize = size;  \
-        static constexpr bool kIdentity = identity; \
-        template <class IO, class R>                \
-        static void io(IO& i, R& r) {               \
-            fn(i, r);                               \
-        }                                           \
+template <class T>
+struct Decode {
+    using result_type = Result<LumpView<T>>;
+    const Bsp& bsp;
+    int index;
+    template <class Codec>
+    result_type operator()(std::size_t size, bool identity, Codec codec) const {
+        return decode_records<T>(bsp, index, size, identity, codec);
     }
+};
 
 template <class T>
-struct Fixed;
-LK_FIXED_LAYOUT(dplane_t, io_plane, 20, true);
-LK_FIXED_LAYOUT(Vec3f, io_vec, 12, true);
-LK_FIXED_LAYOUT(dbrush_t, io_brush, 12, true);
-LK_FIXED_LAYOUT(dmodel_t, io_model, 48, true);
-LK_FIXED_LAYOUT(texinfo_t, io_texinfo, 72, true);
-LK_FIXED_LAYOUT(dtexdata_t, io_texdata, 32, true);
-LK_FIXED_LAYOUT(CDispVert, io_dispvert, 20, true);
-LK_FIXED_LAYOUT(CDispTri, io_disptri, 2, true);
-LK_FIXED_LAYOUT(doverlayfade_t, io_fade, 8, true);
-LK_FIXED_LAYOUT(dcubemapsample_t, io_cubemap, 16, true);
-LK_FIXED_LAYOUT(darea_t, io_area, 8, true);
-#undef LK_FIXED_LAYOUT
+struct Encode {
+    using result_type = Result<Bytes>;
+    const Bsp& bsp;
+    int index;
+    std::span<const T> items;
+    template <class Codec>
+    result_type operator()(std::size_t size, bool, Codec codec) const {
+        return encode_records<T>(bsp, index, items, size, codec);
+    }
+};
 
-template <class T>
-Result<LumpView<T>> decode_fixed(const Bsp& bsp, LumpId id) {
-    const int index = index_of(id);
-    LK_TRY(require_known_version(bsp, index));
-    return decode_records<T>(bsp, index, Fixed<T>::kSize, Fixed<T>::kIdentity,
-                             [](RecordReader& r, T& t) { Fixed<T>::io(r, t); });
+bool wide_indices(const Bsp& bsp, int index) {
+    return is_strata(bsp) && bsp.lump(index).version >= 1;
 }
 
 template <class T>
-Result<Bytes> encode_fixed(const Bsp& bsp, LumpId id, std::span<const T> items) {
-    return encode_records<T>(bsp, index_of(id), items, Fixed<T>::kSize,
-                             [](RecordWriter& w, const T& t) { Fixed<T>::io(w, t); });
+struct Tag {};
+
+// Records with one layout in every supported version; all of them match their struct.
+constexpr auto fixed(Tag<dplane_t>) {
+    return std::pair{20, [](auto& io, auto& r) { io_plane(io, r); }};
+}
+constexpr auto fixed(Tag<Vec3f>) {
+    return std::pair{12, [](auto& io, auto& r) { io_vec(io, r); }};
+}
+constexpr auto fixed(Tag<std::int32_t>) {
+    return std::pair{4, [](auto& io, auto& r) { io_scalar<std::int32_t>(io, r); }};
+}
+constexpr auto fixed(Tag<dbrush_t>) {
+    return std::pair{12, [](auto& io, auto& r) { io_brush(io, r); }};
+}
+constexpr auto fixed(Tag<dmodel_t>) {
+    return std::pair{48, [](auto& io, auto& r) { io_model(io, r); }};
+}
+constexpr auto fixed(Tag<texinfo_t>) {
+    return std::pair{72, [](auto& io, auto& r) { io_texinfo(io, r); }};
+}
+constexpr auto fixed(Tag<dtexdata_t>) {
+    return std::pair{32, [](auto& io, auto& r) { io_texdata(io, r); }};
+}
+constexpr auto fixed(Tag<CDispVert>) {
+    return std::pair{20, [](auto& io, auto& r) { io_dispvert(io, r); }};
+}
+constexpr auto fixed(Tag<CDispTri>) {
+    return std::pair{2, [](auto& io, auto& r) { io_disptri(io, r); }};
+}
+constexpr auto fixed(Tag<doverlayfade_t>) {
+    return std::pair{8, [](auto& io, auto& r) { io_fade(io, r); }};
+}
+constexpr auto fixed(Tag<dcubemapsample_t>) {
+    return std::pair{16, [](auto& io, auto& r) { io_cubemap(io, r); }};
+}
+constexpr auto fixed(Tag<darea_t>) {
+    return std::pair{8, [](auto& io, auto& r) { io_area(io, r); }};
 }
 
-bool wide_indices(const Bsp& bsp, LumpId id) {
-    return is_strata(bsp) && bsp.lump(id).version >= 1;
-}
+template <class T>
+struct Fixed {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        const auto [size, codec] = fixed(Tag<T>{});
+        return fn(static_cast<std::size_t>(size), true, codec);
+    }
+};
 
-enum class FaceLayout { standard, strata };
+struct Edges {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (wide_indices(bsp, index)) {
+            return fn(8, true, [](auto& io, auto& e) { io_edge<std::uint32_t>(io, e); });
+        }
+        return fn(4, false, [](auto& io, auto& e) { io_edge<std::uint16_t>(io, e); });
+    }
+};
 
-Result<FaceLayout> face_layout(const Bsp& bsp, LumpId which) {
-    const int index = index_of(which);
-    LK_TRY(require_known_version(bsp, index));
-    if (bsp.version() == 17 && !bsp.lump(which).empty()) return unsupported_layout(bsp, index);
-    // Original faces keep lump version 0 in Strata maps while sharing the faces' layout.
-    if (is_strata(bsp) && bsp.lump(LumpId::faces).version >= 2) return FaceLayout::strata;
-    return FaceLayout::standard;
-}
+// Leaf face and leaf brush lists: uint16 before Strata.
+struct IndexList {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (wide_indices(bsp, index)) {
+            return fn(4, true, [](auto& io, auto& v) { io_scalar<std::uint32_t>(io, v); });
+        }
+        return fn(2, false, [](auto& io, auto& v) { io_scalar<std::uint16_t>(io, v); });
+    }
+};
 
-enum class LeafLayout { v0, v1, strata };
+struct Faces {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (bsp.version() == 17) return unsupported_layout(bsp, index);
+        // Original faces keep lump version 0 in Strata maps while sharing the faces' layout.
+        if (is_strata(bsp) && bsp.lump(LumpId::faces).version >= 2) {
+            return fn(72, false, [](auto& io, auto& f) { io_face_strata(io, f); });
+        }
+        return fn(56, false, [](auto& io, auto& f) { io_face_standard(io, f); });
+    }
+};
 
-Result<LeafLayout> leaf_layout(const Bsp& bsp) {
-    const int index = index_of(LumpId::leafs);
-    LK_TRY(require_known_version(bsp, index));
-    const std::int32_t v = bsp.lump(LumpId::leafs).version;
-    if (is_strata(bsp) && v >= 2) return LeafLayout::strata;
-    if (v == 0) return LeafLayout::v0;
-    if (v == 1) return LeafLayout::v1;
-    return unsupported_layout(bsp, index);
-}
+struct Brushsides {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (wide_indices(bsp, index)) {
+            return fn(16, false, [](auto& io, auto& s) { io_brushside_strata(io, s); });
+        }
+        return fn(8, false, [](auto& io, auto& s) { io_brushside_standard(io, s); });
+    }
+};
 
-Result<OverlayLayout> overlay_layout(const Bsp& bsp, LumpId id) {
+struct Nodes {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (wide_indices(bsp, index)) {
+            return fn(48, false, [](auto& io, auto& n) { io_node_strata(io, n); });
+        }
+        return fn(32, false, [](auto& io, auto& n) { io_node_standard(io, n); });
+    }
+};
+
+struct Leafs {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        const std::int32_t v = bsp.lump(index).version;
+        if (is_strata(bsp) && v >= 2) {
+            return fn(56, false, [](auto& io, auto& l) { io_leaf_strata(io, l); });
+        }
+        // Version 0 leaves carry their ambient light cube inline.
+        if (v == 0) return fn(56, false, [](auto& io, auto& l) { io_leaf_standard(io, l, true); });
+        if (v == 1) return fn(32, false, [](auto& io, auto& l) { io_leaf_standard(io, l, false); });
+        return unsupported_layout(bsp, index);
+    }
+};
+
+template <class O>
+struct Overlays {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        const std::int32_t v = bsp.lump(index).version;
+        OverlayLayout layout;
+        if (is_strata(bsp) && v != 0) {
+            if (v > 2) return unsupported_layout(bsp, index);
+            layout = {true, v == 2};
+        }
+        const std::size_t size =
+            (layout.strata ? 12 : 8) + sizeof(O::aFaces) + 16 + 4 * 12 + 24 + (layout.tint ? 4 : 0);
+        return fn(size, false, [layout](auto& io, auto& o) { io_overlay(io, o, layout); });
+    }
+};
+
+struct Areaportals {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (wide_indices(bsp, index)) {
+            return fn(20, true, [](auto& io, auto& a) { io_areaportal<std::uint32_t>(io, a); });
+        }
+        return fn(12, false, [](auto& io, auto& a) { io_areaportal<std::uint16_t>(io, a); });
+    }
+};
+
+struct Worldlights {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        const std::int32_t v = bsp.lump(index).version;
+        if (v != 0 && v != 1) return unsupported_layout(bsp, index);
+        const bool v1 = v == 1;
+        return fn(v1 ? 100 : 88, v1, [v1](auto& io, auto& w) { io_worldlight(io, w, v1); });
+    }
+};
+
+// BSP v22 adds one unknown word, v23 (Dota 2 beta) two; Strata's widened layout is unknown.
+struct Dispinfo {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (is_strata(bsp) && bsp.lump(index).version >= 1) return unsupported_layout(bsp, index);
+        const int extra = bsp.version() == 22 ? 1 : bsp.version() == 23 ? 2 : 0;
+        return fn(176 + 4 * static_cast<std::size_t>(extra), false,
+                  [extra](auto& io, auto& d) { io_dispinfo(io, d, extra); });
+    }
+};
+
+// An empty lump is an empty view whatever its layout would have been.
+template <class T, class Chooser>
+Result<LumpView<T>> decode_lump(const Bsp& bsp, LumpId id, Chooser choose) {
     const int index = index_of(id);
-    LK_TRY(require_known_version(bsp, index));
-    const std::int32_t v = bsp.lump(id).version;
-    if (!is_strata(bsp) || v == 0) return OverlayLayout{};
-    if (v == 1) return OverlayLayout{true, false};
-    if (v == 2) return OverlayLayout{true, true};
-    return unsupported_layout(bsp, index);
+    if (bsp.lump(index).empty()) return LumpView<T>{};
+    return choose(bsp, index, Decode<T>{bsp, index});
 }
 
-template <class O>
-std::size_t overlay_size(OverlayLayout l) {
-    constexpr std::size_t faces = sizeof(O::aFaces);
-    return (l.strata ? 12 : 8) + faces + 16 + 4 * 12 + 24 + (l.tint ? 4 : 0);
-}
-
-template <class O>
-Result<LumpView<O>> decode_overlays(const Bsp& bsp, LumpId id) {
-    if (bsp.lump(id).empty()) return LumpView<O>{};
-    LK_TRY_ASSIGN(const OverlayLayout layout, overlay_layout(bsp, id));
-    return decode_records<O>(bsp, index_of(id), overlay_size<O>(layout), false,
-                             [&](RecordReader& r, O& o) { io_overlay(r, o, layout); });
-}
-
-template <class O>
-Result<Bytes> encode_overlays(const Bsp& bsp, LumpId id, std::span<const O> items) {
-    LK_TRY_ASSIGN(const OverlayLayout layout, overlay_layout(bsp, id));
-    return encode_records<O>(bsp, index_of(id), items, overlay_size<O>(layout),
-                             [&](RecordWriter& w, const O& o) { io_overlay(w, o, layout); });
-}
-
-Result<bool> worldlight_v1(const Bsp& bsp, LumpId id) {
+template <class T, class Chooser>
+Result<Bytes> encode_lump(const Bsp& bsp, LumpId id, std::span<const T> items, Chooser choose) {
     const int index = index_of(id);
-    LK_TRY(require_known_version(bsp, index));
-    const std::int32_t v = bsp.lump(id).version;
-    if (v == 0 || v == 1) return v == 1;
-    return unsupported_layout(bsp, index);
+    return choose(bsp, index, Encode<T>{bsp, index, items});
+}
+
+bool is_face_lump(LumpId id) {
+    return id == LumpId::faces || id == LumpId::originalfaces || id == LumpId::faces_hdr;
+}
+bool is_worldlight_lump(LumpId id) {
+    return id == LumpId::worldlights || id == LumpId::worldlights_hdr;
 }
 
 }  // namespace
@@ -528,185 +648,85 @@ Result<bool> worldlight_v1(const Bsp& bsp, LumpId id) {
 // --- decoders --------------------------------------------------------------------------------
 
 Result<LumpView<dplane_t>> planes(const Bsp& bsp) {
-    return decode_fixed<dplane_t>(bsp, LumpId::planes);
+    return decode_lump<dplane_t>(bsp, LumpId::planes, Fixed<dplane_t>{});
 }
 Result<LumpView<dvertex_t>> vertexes(const Bsp& bsp) {
-    return decode_fixed<Vec3f>(bsp, LumpId::vertexes);
+    return decode_lump<Vec3f>(bsp, LumpId::vertexes, Fixed<Vec3f>{});
 }
 Result<LumpView<Vec3f>> clipportalverts(const Bsp& bsp) {
-    return decode_fixed<Vec3f>(bsp, LumpId::clipportalverts);
+    return decode_lump<Vec3f>(bsp, LumpId::clipportalverts, Fixed<Vec3f>{});
+}
+Result<LumpView<std::int32_t>> surfedges(const Bsp& bsp) {
+    return decode_lump<std::int32_t>(bsp, LumpId::surfedges, Fixed<std::int32_t>{});
 }
 Result<LumpView<dbrush_t>> brushes(const Bsp& bsp) {
-    return decode_fixed<dbrush_t>(bsp, LumpId::brushes);
+    return decode_lump<dbrush_t>(bsp, LumpId::brushes, Fixed<dbrush_t>{});
 }
 Result<LumpView<dmodel_t>> models(const Bsp& bsp) {
-    return decode_fixed<dmodel_t>(bsp, LumpId::models);
+    return decode_lump<dmodel_t>(bsp, LumpId::models, Fixed<dmodel_t>{});
 }
 Result<LumpView<texinfo_t>> texinfo(const Bsp& bsp) {
-    return decode_fixed<texinfo_t>(bsp, LumpId::texinfo);
+    return decode_lump<texinfo_t>(bsp, LumpId::texinfo, Fixed<texinfo_t>{});
 }
 Result<LumpView<dtexdata_t>> texdata(const Bsp& bsp) {
-    return decode_fixed<dtexdata_t>(bsp, LumpId::texdata);
-}
-namespace {
-// Extra words in the v22/v23 layouts; Strata's widened layout is not supported.
-Result<int> dispinfo_extra(const Bsp& bsp) {
-    const int index = index_of(LumpId::dispinfo);
-    LK_TRY(require_known_version(bsp, index));
-    if (is_strata(bsp) && bsp.lump(index).version >= 1) return unsupported_layout(bsp, index);
-    return bsp.version() == 22 ? 1 : bsp.version() == 23 ? 2 : 0;
-}
-}  // namespace
-
-Result<LumpView<ddispinfo_t>> dispinfo(const Bsp& bsp) {
-    if (bsp.lump(LumpId::dispinfo).empty()) return LumpView<ddispinfo_t>{};
-    LK_TRY_ASSIGN(const int extra, dispinfo_extra(bsp));
-    return decode_records<ddispinfo_t>(
-        bsp, index_of(LumpId::dispinfo), 176 + 4 * extra, false,
-        [extra](RecordReader& r, ddispinfo_t& d) { io_dispinfo(r, d, extra); });
+    return decode_lump<dtexdata_t>(bsp, LumpId::texdata, Fixed<dtexdata_t>{});
 }
 Result<LumpView<CDispVert>> disp_verts(const Bsp& bsp) {
-    return decode_fixed<CDispVert>(bsp, LumpId::disp_verts);
+    return decode_lump<CDispVert>(bsp, LumpId::disp_verts, Fixed<CDispVert>{});
 }
 Result<LumpView<CDispTri>> disp_tris(const Bsp& bsp) {
-    return decode_fixed<CDispTri>(bsp, LumpId::disp_tris);
+    return decode_lump<CDispTri>(bsp, LumpId::disp_tris, Fixed<CDispTri>{});
 }
 Result<LumpView<doverlayfade_t>> overlay_fades(const Bsp& bsp) {
-    return decode_fixed<doverlayfade_t>(bsp, LumpId::overlay_fades);
+    return decode_lump<doverlayfade_t>(bsp, LumpId::overlay_fades, Fixed<doverlayfade_t>{});
 }
 Result<LumpView<dcubemapsample_t>> cubemaps(const Bsp& bsp) {
-    return decode_fixed<dcubemapsample_t>(bsp, LumpId::cubemaps);
+    return decode_lump<dcubemapsample_t>(bsp, LumpId::cubemaps, Fixed<dcubemapsample_t>{});
 }
 Result<LumpView<darea_t>> areas(const Bsp& bsp) {
-    return decode_fixed<darea_t>(bsp, LumpId::areas);
+    return decode_lump<darea_t>(bsp, LumpId::areas, Fixed<darea_t>{});
 }
-
-Result<LumpView<std::int32_t>> surfedges(const Bsp& bsp) {
-    const int index = index_of(LumpId::surfedges);
-    LK_TRY(require_known_version(bsp, index));
-    return decode_records<std::int32_t>(bsp, index, 4, true, [](RecordReader& r, std::int32_t& v) {
-        io_scalar<std::int32_t>(r, v);
-    });
-}
-
 Result<LumpView<dedge_t>> edges(const Bsp& bsp) {
-    const int index = index_of(LumpId::edges);
-    LK_TRY(require_known_version(bsp, index));
-    if (wide_indices(bsp, LumpId::edges)) {
-        return decode_records<dedge_t>(
-            bsp, index, 8, true, [](RecordReader& r, dedge_t& e) { io_edge<std::uint32_t>(r, e); });
-    }
-    return decode_records<dedge_t>(
-        bsp, index, 4, false, [](RecordReader& r, dedge_t& e) { io_edge<std::uint16_t>(r, e); });
+    return decode_lump<dedge_t>(bsp, LumpId::edges, Edges{});
 }
-
-namespace {
-Result<LumpView<std::uint32_t>> index_lump(const Bsp& bsp, LumpId id) {
-    const int index = index_of(id);
-    LK_TRY(require_known_version(bsp, index));
-    if (wide_indices(bsp, id)) {
-        return decode_records<std::uint32_t>(
-            bsp, index, 4, true,
-            [](RecordReader& r, std::uint32_t& v) { io_scalar<std::uint32_t>(r, v); });
-    }
-    return decode_records<std::uint32_t>(
-        bsp, index, 2, false,
-        [](RecordReader& r, std::uint32_t& v) { io_scalar<std::uint16_t>(r, v); });
-}
-}  // namespace
-
 Result<LumpView<std::uint32_t>> leaffaces(const Bsp& bsp) {
-    return index_lump(bsp, LumpId::leaffaces);
+    return decode_lump<std::uint32_t>(bsp, LumpId::leaffaces, IndexList{});
 }
 Result<LumpView<std::uint32_t>> leafbrushes(const Bsp& bsp) {
-    return index_lump(bsp, LumpId::leafbrushes);
+    return decode_lump<std::uint32_t>(bsp, LumpId::leafbrushes, IndexList{});
 }
-
 Result<LumpView<dface_t>> faces(const Bsp& bsp, LumpId which) {
-    if (which != LumpId::faces && which != LumpId::originalfaces && which != LumpId::faces_hdr) {
+    if (!is_face_lump(which)) {
         return lump_diag(bsp, index_of(which), "bsp.not-faces", "not a face lump");
     }
-    LK_TRY_ASSIGN(const FaceLayout layout, face_layout(bsp, which));
-    const int index = index_of(which);
-    if (layout == FaceLayout::strata) {
-        return decode_records<dface_t>(bsp, index, 72, false,
-                                       [](RecordReader& r, dface_t& f) { io_face_strata(r, f); });
-    }
-    return decode_records<dface_t>(bsp, index, 56, false,
-                                   [](RecordReader& r, dface_t& f) { io_face_standard(r, f); });
+    return decode_lump<dface_t>(bsp, which, Faces{});
 }
-
 Result<LumpView<dbrushside_t>> brushsides(const Bsp& bsp) {
-    const int index = index_of(LumpId::brushsides);
-    LK_TRY(require_known_version(bsp, index));
-    if (wide_indices(bsp, LumpId::brushsides)) {
-        return decode_records<dbrushside_t>(
-            bsp, index, 16, false,
-            [](RecordReader& r, dbrushside_t& s) { io_brushside_strata(r, s); });
-    }
-    return decode_records<dbrushside_t>(bsp, index, 8, false, [](RecordReader& r, dbrushside_t& s) {
-        io_brushside_standard(r, s);
-    });
+    return decode_lump<dbrushside_t>(bsp, LumpId::brushsides, Brushsides{});
 }
-
 Result<LumpView<dnode_t>> nodes(const Bsp& bsp) {
-    const int index = index_of(LumpId::nodes);
-    LK_TRY(require_known_version(bsp, index));
-    if (wide_indices(bsp, LumpId::nodes)) {
-        return decode_records<dnode_t>(bsp, index, 48, false,
-                                       [](RecordReader& r, dnode_t& n) { io_node_strata(r, n); });
-    }
-    return decode_records<dnode_t>(bsp, index, 32, false,
-                                   [](RecordReader& r, dnode_t& n) { io_node_standard(r, n); });
+    return decode_lump<dnode_t>(bsp, LumpId::nodes, Nodes{});
 }
-
 Result<LumpView<dleaf_t>> leafs(const Bsp& bsp) {
-    LK_TRY_ASSIGN(const LeafLayout layout, leaf_layout(bsp));
-    const int index = index_of(LumpId::leafs);
-    switch (layout) {
-        case LeafLayout::strata:
-            return decode_records<dleaf_t>(
-                bsp, index, 56, false, [](RecordReader& r, dleaf_t& l) { io_leaf_strata(r, l); });
-        case LeafLayout::v0:
-            return decode_records<dleaf_t>(bsp, index, 56, false, [](RecordReader& r, dleaf_t& l) {
-                io_leaf_standard(r, l, true);
-            });
-        case LeafLayout::v1:
-            break;
-    }
-    return decode_records<dleaf_t>(
-        bsp, index, 32, false, [](RecordReader& r, dleaf_t& l) { io_leaf_standard(r, l, false); });
+    return decode_lump<dleaf_t>(bsp, LumpId::leafs, Leafs{});
 }
-
 Result<LumpView<doverlay_t>> overlays(const Bsp& bsp) {
-    return decode_overlays<doverlay_t>(bsp, LumpId::overlays);
+    return decode_lump<doverlay_t>(bsp, LumpId::overlays, Overlays<doverlay_t>{});
 }
 Result<LumpView<dwateroverlay_t>> water_overlays(const Bsp& bsp) {
-    return decode_overlays<dwateroverlay_t>(bsp, LumpId::wateroverlays);
+    return decode_lump<dwateroverlay_t>(bsp, LumpId::wateroverlays, Overlays<dwateroverlay_t>{});
 }
-
 Result<LumpView<dareaportal_t>> areaportals(const Bsp& bsp) {
-    const int index = index_of(LumpId::areaportals);
-    LK_TRY(require_known_version(bsp, index));
-    if (wide_indices(bsp, LumpId::areaportals)) {
-        return decode_records<dareaportal_t>(
-            bsp, index, 20, true,
-            [](RecordReader& r, dareaportal_t& a) { io_areaportal<std::uint32_t>(r, a); });
-    }
-    return decode_records<dareaportal_t>(
-        bsp, index, 12, false,
-        [](RecordReader& r, dareaportal_t& a) { io_areaportal<std::uint16_t>(r, a); });
+    return decode_lump<dareaportal_t>(bsp, LumpId::areaportals, Areaportals{});
 }
-
 Result<LumpView<dworldlight_t>> worldlights(const Bsp& bsp, LumpId which) {
-    if (which != LumpId::worldlights && which != LumpId::worldlights_hdr) {
+    if (!is_worldlight_lump(which)) {
         return lump_diag(bsp, index_of(which), "bsp.not-worldlights", "not a world light lump");
     }
-    if (bsp.lump(which).empty()) return LumpView<dworldlight_t>{};
-    LK_TRY_ASSIGN(const bool v1, worldlight_v1(bsp, which));
-    return decode_records<dworldlight_t>(
-        bsp, index_of(which), v1 ? 100 : 88, v1,
-        [v1](RecordReader& r, dworldlight_t& w) { io_worldlight(r, w, v1); });
+    return decode_lump<dworldlight_t>(bsp, which, Worldlights{});
+}
+Result<LumpView<ddispinfo_t>> dispinfo(const Bsp& bsp) {
+    return decode_lump<ddispinfo_t>(bsp, LumpId::dispinfo, Dispinfo{});
 }
 
 Result<TexdataStrings> texdata_strings(const Bsp& bsp) {
@@ -862,150 +882,73 @@ Result<Bytes> Visibility::decompress(std::int32_t cluster, int which) const {
 // --- encoders --------------------------------------------------------------------------------
 
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dplane_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<dplane_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const Vec3f> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<Vec3f>{});
+}
+Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const std::int32_t> items) {
+    return encode_lump(bsp, which, items, Fixed<std::int32_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dbrush_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<dbrush_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dmodel_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<dmodel_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const texinfo_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<texinfo_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dtexdata_t> items) {
-    return encode_fixed(bsp, which, items);
-}
-Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const ddispinfo_t> items) {
-    LK_TRY_ASSIGN(const int extra, dispinfo_extra(bsp));
-    return encode_records<ddispinfo_t>(
-        bsp, index_of(which), items, 176 + 4 * extra,
-        [extra](RecordWriter& w, const ddispinfo_t& d) { io_dispinfo(w, d, extra); });
+    return encode_lump(bsp, which, items, Fixed<dtexdata_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const CDispVert> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<CDispVert>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const CDispTri> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<CDispTri>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const doverlayfade_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<doverlayfade_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dcubemapsample_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<dcubemapsample_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const darea_t> items) {
-    return encode_fixed(bsp, which, items);
+    return encode_lump(bsp, which, items, Fixed<darea_t>{});
 }
-
-Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const std::int32_t> items) {
-    return encode_records<std::int32_t>(
-        bsp, index_of(which), items, 4,
-        [](RecordWriter& w, const std::int32_t& v) { io_scalar<std::int32_t>(w, v); });
-}
-
-Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const std::uint32_t> items) {
-    if (wide_indices(bsp, which)) {
-        return encode_records<std::uint32_t>(
-            bsp, index_of(which), items, 4,
-            [](RecordWriter& w, const std::uint32_t& v) { io_scalar<std::uint32_t>(w, v); });
-    }
-    return encode_records<std::uint32_t>(
-        bsp, index_of(which), items, 2,
-        [](RecordWriter& w, const std::uint32_t& v) { io_scalar<std::uint16_t>(w, v); });
-}
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dedge_t> items) {
-    if (wide_indices(bsp, which)) {
-        return encode_records<dedge_t>(
-            bsp, index_of(which), items, 8,
-            [](RecordWriter& w, const dedge_t& e) { io_edge<std::uint32_t>(w, e); });
-    }
-    return encode_records<dedge_t>(
-        bsp, index_of(which), items, 4,
-        [](RecordWriter& w, const dedge_t& e) { io_edge<std::uint16_t>(w, e); });
+    return encode_lump(bsp, which, items, Edges{});
 }
-
+Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const std::uint32_t> items) {
+    return encode_lump(bsp, which, items, IndexList{});
+}
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dface_t> items) {
-    LK_TRY_ASSIGN(const FaceLayout layout, face_layout(bsp, which));
-    if (layout == FaceLayout::strata) {
-        return encode_records<dface_t>(
-            bsp, index_of(which), items, 72,
-            [](RecordWriter& w, const dface_t& f) { io_face_strata(w, f); });
-    }
-    return encode_records<dface_t>(
-        bsp, index_of(which), items, 56,
-        [](RecordWriter& w, const dface_t& f) { io_face_standard(w, f); });
+    return encode_lump(bsp, which, items, Faces{});
 }
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dbrushside_t> items) {
-    if (wide_indices(bsp, which)) {
-        return encode_records<dbrushside_t>(
-            bsp, index_of(which), items, 16,
-            [](RecordWriter& w, const dbrushside_t& s) { io_brushside_strata(w, s); });
-    }
-    return encode_records<dbrushside_t>(
-        bsp, index_of(which), items, 8,
-        [](RecordWriter& w, const dbrushside_t& s) { io_brushside_standard(w, s); });
+    return encode_lump(bsp, which, items, Brushsides{});
 }
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dnode_t> items) {
-    if (wide_indices(bsp, which)) {
-        return encode_records<dnode_t>(
-            bsp, index_of(which), items, 48,
-            [](RecordWriter& w, const dnode_t& n) { io_node_strata(w, n); });
-    }
-    return encode_records<dnode_t>(
-        bsp, index_of(which), items, 32,
-        [](RecordWriter& w, const dnode_t& n) { io_node_standard(w, n); });
+    return encode_lump(bsp, which, items, Nodes{});
 }
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dleaf_t> items) {
-    LK_TRY_ASSIGN(const LeafLayout layout, leaf_layout(bsp));
-    const int index = index_of(which);
-    switch (layout) {
-        case LeafLayout::strata:
-            return encode_records<dleaf_t>(
-                bsp, index, items, 56,
-                [](RecordWriter& w, const dleaf_t& l) { io_leaf_strata(w, l); });
-        case LeafLayout::v0:
-            return encode_records<dleaf_t>(
-                bsp, index, items, 56,
-                [](RecordWriter& w, const dleaf_t& l) { io_leaf_standard(w, l, true); });
-        case LeafLayout::v1:
-            break;
-    }
-    return encode_records<dleaf_t>(bsp, index, items, 32, [](RecordWriter& w, const dleaf_t& l) {
-        io_leaf_standard(w, l, false);
-    });
+    return encode_lump(bsp, which, items, Leafs{});
 }
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const doverlay_t> items) {
-    return encode_overlays(bsp, which, items);
+    return encode_lump(bsp, which, items, Overlays<doverlay_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dwateroverlay_t> items) {
-    return encode_overlays(bsp, which, items);
+    return encode_lump(bsp, which, items, Overlays<dwateroverlay_t>{});
 }
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dareaportal_t> items) {
-    if (wide_indices(bsp, which)) {
-        return encode_records<dareaportal_t>(
-            bsp, index_of(which), items, 20,
-            [](RecordWriter& w, const dareaportal_t& a) { io_areaportal<std::uint32_t>(w, a); });
-    }
-    return encode_records<dareaportal_t>(
-        bsp, index_of(which), items, 12,
-        [](RecordWriter& w, const dareaportal_t& a) { io_areaportal<std::uint16_t>(w, a); });
+    return encode_lump(bsp, which, items, Areaportals{});
 }
-
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dworldlight_t> items) {
-    LK_TRY_ASSIGN(const bool v1, worldlight_v1(bsp, which));
-    return encode_records<dworldlight_t>(
-        bsp, index_of(which), items, v1 ? 100 : 88,
-        [v1](RecordWriter& w, const dworldlight_t& l) { io_worldlight(w, l, v1); });
+    return encode_lump(bsp, which, items, Worldlights{});
+}
+Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const ddispinfo_t> items) {
+    return encode_lump(bsp, which, items, Dispinfo{});
 }
 
 Result<Bytes> encode(const Bsp& bsp, const Occlusion& o) {
