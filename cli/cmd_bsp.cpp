@@ -53,11 +53,8 @@ bool fail(Diagnostic d, int code) {
     return false;
 }
 
-// Writes the edited map to `out` (or over the input with --in-place).
+// Writes the edited map to `out`, or over the input when `out` is empty (--in-place).
 bool save_map(const bsp::Bsp& map, const std::string& in, const std::string& out, bool in_place) {
-    if (out.empty() && !in_place) {
-        return fail(Diagnostic::error("cli.usage", "give -o OUT.bsp or --in-place"), kUsage);
-    }
     auto bytes = map.write();
     if (!bytes) return fail(std::move(bytes).error().in_file(in), kBadInput);
     auto w = write_output(out.empty() ? fs::path(in) : fs::path(out), *bytes, in, in_place);
@@ -101,6 +98,10 @@ void add_edit_options(CLI::App* cmd, PakEdit& e) {
 }
 
 void edit_pak(const PakEdit& e, const std::function<bool(bsp::Pak&)>& edit) {
+    if (e.out.empty() && !e.in_place) {
+        fail(Diagnostic::error("cli.usage", "give -o OUT.bsp or --in-place"), kUsage);
+        return;
+    }
     auto map = load_map(e.file);
     if (!map) return;
     auto p = load_pak(*map, e.file);
