@@ -19,6 +19,11 @@ class BspDocument : public Document {
     Json info() const override;
     Result<Bytes> write() const override { return map_.write(); }
     void validate(Diagnostics& out) const override { bsp::validate(map_, out); }
+    // The entity lump's text, as `levelkit bsp entities` prints it.
+    std::optional<Result<std::string>> dump_text() const override {
+        const std::string_view all = map_.lump(bsp::LumpId::entities).data().text();
+        return Result<std::string>(std::string(all.substr(0, all.find('\0'))));
+    }
 
     const bsp::Bsp& map() const { return map_; }
 
