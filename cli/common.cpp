@@ -29,7 +29,7 @@ int exit_code_for(const Diagnostic& d) {
 namespace {
 
 class Progress {
-  public:
+public:
     Progress(std::size_t total, bool enabled) : total_(total), enabled_(enabled) {}
     void update(std::size_t done) {
         if (!enabled_) return;
@@ -43,7 +43,7 @@ class Progress {
         if (enabled_) std::fprintf(stderr, "\r%*s\r", 50, "");
     }
 
-  private:
+private:
     std::size_t total_;
     bool enabled_;
 };

@@ -5,11 +5,12 @@
 
 namespace lk::handlers {
 
-// Formats (see registry.cpp for the detection order).
-// extern const FormatHandler vmf;
+// Formats.
+extern const FormatHandler vmf;
 extern const FormatHandler bsp;
 
 // Converters.
+extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler bsp_to_bsp;
 
 }  // namespace lk::handlers

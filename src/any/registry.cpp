@@ -6,12 +6,20 @@
 namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
-    static const std::vector<const FormatHandler*> list = {&handlers::bsp};
+    static const std::vector<const FormatHandler*> list = {
+        // One line per format; detection asks each and keeps the most certain.
+        &handlers::vmf,
+        &handlers::bsp,
+    };
     return list;
 }
 
 const std::vector<const ConverterHandler*>& all_converters() {
-    static const std::vector<const ConverterHandler*> list = {&handlers::bsp_to_bsp};
+    static const std::vector<const ConverterHandler*> list = {
+        // One line per (from, to) pair.
+        &handlers::vmf_to_vmf_converter,
+        &handlers::bsp_to_bsp,
+    };
     return list;
 }
 

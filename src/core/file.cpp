@@ -22,7 +22,7 @@ Diagnostic io_error(std::string code, const std::filesystem::path& p, std::strin
 }
 
 class Fd {
-  public:
+public:
     explicit Fd(int fd) : fd_(fd) {}
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
@@ -36,7 +36,7 @@ class Fd {
         return f;
     }
 
-  private:
+private:
     int fd_;
 };
 

@@ -100,6 +100,15 @@ void clip_winding_back(const Winding& in, const Plane& plane, double eps, Windin
     }
     if (counts[kBack] == 0) return;  // entirely in front (or touching): clipped away
     out.reserve(n + 4);
+    // Exactly axial planes get exact coordinates (no drift). A normal component can round to
+    // exactly +-1 while the others are tiny but not zero; that plane is not axial.
+    int axis = -1;
+    for (int k = 0; k < 3; ++k) {
+        if ((plane.normal[k] == 1 || plane.normal[k] == -1) && plane.normal[(k + 1) % 3] == 0 &&
+            plane.normal[(k + 2) % 3] == 0) {
+            axis = k;
+        }
+    }
     for (std::size_t i = 0; i < n; ++i) {
         const Vec3& p1 = in[i];
         if (sides[i] == kOn) {
@@ -112,11 +121,8 @@ void clip_winding_back(const Winding& in, const Plane& plane, double eps, Windin
         const double t = dists[i] / (dists[i] - dists[i + 1]);
         Vec3 mid;
         for (int k = 0; k < 3; ++k) {
-            // Exact coordinates on axial planes avoid drift.
-            if (plane.normal[k] == 1) {
-                mid[k] = plane.dist;
-            } else if (plane.normal[k] == -1) {
-                mid[k] = -plane.dist;
+            if (k == axis) {
+                mid[k] = plane.normal[k] * plane.dist;
             } else {
                 mid[k] = p1[k] + t * (p2[k] - p1[k]);
             }

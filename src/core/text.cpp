@@ -151,6 +151,18 @@ std::optional<double> parse_double(std::string_view s) {
 
 std::optional<std::int64_t> parse_int(std::string_view s) {
     if (s.empty()) return std::nullopt;
+    // Short plain numbers (ids, flags) without from_chars' generality.
+    if (s.size() <= 18) {
+        std::size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+        std::int64_t v = 0;
+        bool ok = i < s.size();
+        for (; i < s.size() && ok; ++i) {
+            const auto d = static_cast<unsigned char>(s[i] - '0');
+            ok = d < 10;
+            v = v * 10 + d;
+        }
+        if (ok) return s[0] == '-' ? -v : v;
+    }
     std::size_t start = s[0] == '+' ? 1 : 0;
     std::int64_t v = 0;
     auto r = std::from_chars(s.data() + start, s.data() + s.size(), v);
@@ -201,14 +213,6 @@ void append_int(std::string& out, std::int64_t v) {
 
 static inline char lower_ascii(char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (lower_ascii(a[i]) != lower_ascii(b[i])) return false;
-    }
-    return true;
 }
 
 bool istarts_with(std::string_view s, std::string_view prefix) {

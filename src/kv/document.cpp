@@ -6,71 +6,55 @@ namespace lk::kv {
 
 // --- Node ----------------------------------------------------------------------------------
 
-NodeKind Node::kind() const {
-    return doc_->impl_->nodes[id_].kind;
-}
-std::string_view Node::key() const {
-    return doc_->impl_->nodes[id_].key;
-}
-std::string_view Node::value() const {
-    return doc_->impl_->nodes[id_].value;
-}
-std::size_t Node::offset() const {
-    return doc_->impl_->nodes[id_].offset;
-}
-
 std::string_view Node::condition() const {
     const Layout* l = doc_->impl_->find_layout(id_);
     return l ? l->cond : std::string_view{};
 }
 
-Node::Iterator& Node::Iterator::operator++() {
-    id_ = doc_->impl_->nodes[id_].next;
-    return *this;
-}
-
-Node::Iterator Node::begin() const {
-    return {doc_, doc_->impl_->nodes[id_].first_child};
-}
-Node Node::first_child() const {
-    return {doc_, doc_->impl_->nodes[id_].first_child};
-}
-Node Node::next_sibling() const {
-    return {doc_, doc_->impl_->nodes[id_].next};
+std::size_t Node::offset() const {
+    const NodeRec& r = rec();
+    if (!(r.key_off & kArenaBit)) {
+        // Quoted keys are stored without their opening quote.
+        const bool quoted = !(r.flags & (kKeyUnquoted | kAnonymous)) && id_ != 0;
+        return r.key_off - (quoted && r.key_off > 0 ? 1 : 0);
+    }
+    const Layout* l = doc_->impl_->find_layout(id_);
+    return l && (l->mask & Layout::kOffset) ? l->offset : 0;
 }
 
 std::size_t Node::child_count() const {
+    const auto& nodes = doc_->impl_->nodes();
     std::size_t n = 0;
-    for (NodeId c = doc_->impl_->nodes[id_].first_child; c != kNone; c = doc_->impl_->nodes[c].next)
-        ++n;
+    for (NodeId c = nodes[id_].first_child; c != kNone; c = nodes[c].next) ++n;
     return n;
 }
 
 Node Node::find(std::string_view key) const {
-    const auto& nodes = doc_->impl_->nodes;
-    for (NodeId c = nodes[id_].first_child; c != kNone; c = nodes[c].next) {
-        if (iequals(nodes[c].key, key)) return {doc_, c};
+    const Document::Impl& d = *doc_->impl_;
+    for (NodeId c = d.nodes()[id_].first_child; c != kNone; c = d.nodes()[c].next) {
+        if (iequals(d.key(d.nodes()[c]), key)) return {doc_, c};
     }
     return {};
 }
 
 std::string_view Node::get(std::string_view key, std::string_view fallback) const {
-    const auto& nodes = doc_->impl_->nodes;
-    for (NodeId c = nodes[id_].first_child; c != kNone; c = nodes[c].next) {
-        if (nodes[c].kind == NodeKind::value && iequals(nodes[c].key, key)) return nodes[c].value;
+    const Document::Impl& d = *doc_->impl_;
+    for (NodeId c = d.nodes()[id_].first_child; c != kNone; c = d.nodes()[c].next) {
+        const NodeRec& n = d.nodes()[c];
+        if (n.kind == NodeKind::value && iequals(d.key(n), key)) return d.value(n);
     }
     return fallback;
 }
 
 // --- Document ------------------------------------------------------------------------------
 
-Document::Document() : impl_(std::make_unique<Impl>()) {}
+Document::Document() : impl_(std::make_unique<Impl>()), store_(&impl_->store) {}
 Document::Document(Document&&) noexcept = default;
 Document& Document::operator=(Document&&) noexcept = default;
 Document::~Document() = default;
 
 std::size_t Document::node_count() const {
-    return impl_->nodes.size();
+    return impl_->nodes().size();
 }
 const Blob& Document::source() const {
     return impl_->source;
@@ -80,6 +64,9 @@ const ParseOptions& Document::options() const {
 }
 TextPos Document::locate(std::size_t offset) const {
     return impl_->line_map().locate(offset);
+}
+const LineMap& Document::lines() const {
+    return impl_->line_map();
 }
 std::string_view Document::eol() const {
     return impl_->eol;
@@ -91,7 +78,7 @@ std::string_view Document::indent_unit() const {
 namespace {
 
 class Writer {
-  public:
+public:
     Writer(const Document::Impl& d, std::string& out) : d_(d), out_(out) {}
 
     void newline(std::size_t depth) {
@@ -112,7 +99,7 @@ class Writer {
     }
 
     void node(NodeId id, std::size_t depth, bool first_in_file) {
-        const NodeRec& n = d_.nodes[id];
+        const NodeRec& n = d_.nodes()[id];
         const Layout* l = d_.find_layout(id);
         const std::uint8_t mask = l ? l->mask : 0;
         if (mask & Layout::kBefore) {
@@ -124,10 +111,10 @@ class Writer {
         if (block && (n.flags & kAnonymous)) {
             out_ += '{';
             children(id, depth + 1);
-            close(id, l, depth);
+            close(l, depth);
             return;
         }
-        token(n.key, n.flags & kKeyUnquoted, n.flags & kRawKey,
+        token(d_.key(n), n.flags & kKeyUnquoted, n.flags & kRawKey,
               l ? l->raw_key : std::string_view{});
         if (mask & Layout::kMid) {
             out_ += l->mid;
@@ -143,10 +130,10 @@ class Writer {
         if (block) {
             out_ += '{';
             children(id, depth + 1);
-            close(id, l, depth);
+            close(l, depth);
             return;
         }
-        token(n.value, n.flags & kValueUnquoted, n.flags & kRawValue,
+        token(d_.value(n), n.flags & kValueUnquoted, n.flags & kRawValue,
               l ? l->raw_value : std::string_view{});
         if (mask & Layout::kCondAfterValue) {
             out_ += l->cond_gap;
@@ -155,14 +142,13 @@ class Writer {
     }
 
     void children(NodeId id, std::size_t depth) {
-        const NodeId first_top = d_.nodes[0].first_child;
-        for (NodeId c = d_.nodes[id].first_child; c != kNone; c = d_.nodes[c].next) {
+        const NodeId first_top = d_.nodes()[0].first_child;
+        for (NodeId c = d_.nodes()[id].first_child; c != kNone; c = d_.nodes()[c].next) {
             node(c, depth, c == first_top);
         }
     }
 
-    void close(NodeId id, const Layout* l, std::size_t depth) {
-        (void)id;
+    void close(const Layout* l, std::size_t depth) {
         if (l && (l->mask & Layout::kClose)) {
             out_ += l->close;
         } else {
@@ -176,12 +162,12 @@ class Writer {
         const Layout* l = d_.find_layout(0);
         if (l && (l->mask & Layout::kClose)) {
             out_ += l->close;
-        } else if (d_.nodes[0].first_child != kNone) {
+        } else if (d_.nodes()[0].first_child != kNone) {
             out_ += d_.eol;
         }
     }
 
-  private:
+private:
     const Document::Impl& d_;
     std::string& out_;
 };
@@ -205,9 +191,7 @@ std::string Document::write_subtree(NodeId id) const {
     tmp.impl_->eol = impl_->eol;
     tmp.impl_->indent = impl_->indent.empty() ? "\t" : impl_->indent;
     if (id == 0) {
-        for (NodeId c = impl_->nodes[0].first_child; c != kNone; c = impl_->nodes[c].next) {
-            tmp.copy_subtree(0, *this, c);
-        }
+        for (Node c : root()) tmp.copy_subtree(0, *this, c.id());
     } else {
         tmp.copy_subtree(0, *this, id);
     }

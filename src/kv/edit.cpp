@@ -6,50 +6,61 @@ namespace lk::kv {
 
 NodeId Document::add_value(NodeId parent, std::string_view key, std::string_view value) {
     const NodeId id = impl_->append(parent, NodeKind::value);
-    impl_->nodes[id].key = impl_->arena.store(key);
-    impl_->nodes[id].value = impl_->arena.store(value);
+    NodeRec& n = impl_->nodes()[id];
+    impl_->set_key(n, key);
+    impl_->set_value(n, value);
     return id;
 }
 
 NodeId Document::add_block(NodeId parent, std::string_view key) {
     const NodeId id = impl_->append(parent, NodeKind::block);
-    NodeRec& n = impl_->nodes[id];
-    n.key = impl_->arena.store(key);
-    // Block names are written bare, as Hammer does.
-    n.flags |= kKeyUnquoted;
+    NodeRec& n = impl_->nodes()[id];
+    impl_->set_key(n, key);
+    // Block names are written bare, as Hammer does, unless they would not read back as one
+    // bare token.
+    bool bare = !key.empty() && key.substr(0, 2) != "//";
+    for (char c : key) {
+        if (c == '"' || c == '{' || c == '}' || c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+            c == '\v' || c == '\f' || c == '\0') {
+            bare = false;
+            break;
+        }
+    }
+    if (bare) n.flags |= kKeyUnquoted;
     if (key.empty()) n.flags |= kAnonymous;
     return id;
 }
 
 void Document::set_value(NodeId id, std::string_view value) {
-    NodeRec& n = impl_->nodes[id];
-    n.value = impl_->arena.store(value);
+    NodeRec& n = impl_->nodes()[id];
+    impl_->set_value(n, value);
     n.flags &= static_cast<std::uint8_t>(~(kRawValue | kValueUnquoted));
 }
 
 void Document::set_key(NodeId id, std::string_view key) {
-    NodeRec& n = impl_->nodes[id];
-    n.key = impl_->arena.store(key);
+    NodeRec& n = impl_->nodes()[id];
+    impl_->set_key(n, key);
     n.flags &= static_cast<std::uint8_t>(~kRawKey);
 }
 
 void Document::remove(NodeId id) {
-    auto& nodes = impl_->nodes;
-    const NodeId parent = nodes[id].parent;
-    if (id == 0 || parent == kNone) return;
-    NodeRec& p = nodes[parent];
-    NodeId prev = kNone;
-    for (NodeId c = p.first_child; c != kNone; prev = c, c = nodes[c].next) {
-        if (c != id) continue;
-        if (prev == kNone) {
-            p.first_child = nodes[c].next;
-        } else {
-            nodes[prev].next = nodes[c].next;
+    if (id == 0 || id >= impl_->nodes().size()) return;
+    auto& nodes = impl_->nodes();
+    impl_->ensure_last_child();
+    // Nodes do not store their parent (it would cost 4 bytes a node); removal is rare.
+    for (NodeId p = 0; p < nodes.size(); ++p) {
+        NodeId prev = kNone;
+        for (NodeId c = nodes[p].first_child; c != kNone; prev = c, c = nodes[c].next) {
+            if (c != id) continue;
+            if (prev == kNone) {
+                nodes[p].first_child = nodes[c].next;
+            } else {
+                nodes[prev].next = nodes[c].next;
+            }
+            if (impl_->last_child[p] == id) impl_->last_child[p] = prev;
+            nodes[id].next = kNone;
+            return;
         }
-        if (p.last_child == id) p.last_child = prev;
-        nodes[id].parent = kNone;
-        nodes[id].next = kNone;
-        return;
     }
 }
 
@@ -59,17 +70,18 @@ void Document::set_layout(std::string_view eol, std::string_view indent_unit) {
 }
 
 NodeId Document::copy_subtree(NodeId parent, const Document& from, NodeId src) {
-    const NodeRec& s = from.impl_->nodes[src];
+    const NodeRec s = from.impl_->nodes()[src];
     const NodeId id = impl_->append(parent, s.kind == NodeKind::root ? NodeKind::block : s.kind);
     {
-        NodeRec& n = impl_->nodes[id];
-        n.key = impl_->arena.store(s.key);
-        n.value = impl_->arena.store(s.value);
+        NodeRec& n = impl_->nodes()[id];
+        impl_->set_key(n, from.impl_->key(s));
+        impl_->set_value(n, from.impl_->value(s));
         n.flags = s.flags & (kKeyUnquoted | kValueUnquoted | kAnonymous);
     }
     if (const Layout* sl = from.impl_->find_layout(src); sl && !sl->cond.empty()) {
+        const std::string_view cond = impl_->intern(sl->cond);
         Layout& l = impl_->layout_of(id);
-        l.cond = impl_->arena.store(sl->cond);
+        l.cond = cond;
         l.cond_gap = " ";
         if (sl->mask & Layout::kCondAfterKey) {
             l.mask |= Layout::kCondAfterKey | Layout::kMid;
@@ -78,7 +90,7 @@ NodeId Document::copy_subtree(NodeId parent, const Document& from, NodeId src) {
             l.mask |= Layout::kCondAfterValue;
         }
     }
-    for (NodeId c = s.first_child; c != kNone; c = from.impl_->nodes[c].next) {
+    for (NodeId c = s.first_child; c != kNone; c = from.impl_->nodes()[c].next) {
         copy_subtree(id, from, c);
     }
     return id;
@@ -89,7 +101,7 @@ NodeId Document::copy_subtree(NodeId parent, const Document& from, NodeId src) {
 namespace {
 
 class CondParser {
-  public:
+public:
     CondParser(std::string_view s, const std::vector<std::string>& defined)
         : s_(s), defined_(defined) {}
 
@@ -100,7 +112,7 @@ class CondParser {
         return v;
     }
 
-  private:
+private:
     void skip() {
         while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
     }
@@ -161,14 +173,11 @@ void copy_evaluated(Document& out, NodeId parent, const Document& in, Node n,
                     const std::vector<std::string>& defined) {
     for (Node c : n) {
         if (!c.condition().empty() && !evaluate_condition(c.condition(), defined)) continue;
-        NodeId id;
         if (c.is_block()) {
-            id = out.add_block(parent, c.key());
-            copy_evaluated(out, id, in, c, defined);
+            copy_evaluated(out, out.add_block(parent, c.key()), in, c, defined);
         } else {
-            id = out.add_value(parent, c.key(), c.value());
+            out.add_value(parent, c.key(), c.value());
         }
-        (void)id;
     }
 }
 

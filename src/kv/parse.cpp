@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "impl.hpp"
@@ -22,24 +23,39 @@ inline bool ends_bare(char c) {
 }
 
 struct Token {
-    std::string_view text;  // decoded value
-    std::string_view raw;   // source text of the whole token (incl. quotes)
+    std::uint32_t off = 0;  // encoded offset of the decoded text (source or arena)
+    std::uint32_t len = 0;
+    std::string_view raw;  // source text of the whole token (incl. quotes)
     bool quoted = false;
-    bool needs_raw = false;  // raw text differs from the plain quoting of `text`
+    bool needs_raw = false;  // raw text differs from the plain quoting of the text
+};
+
+// An open block while parsing: its id, its last child so far and the one before it (to unlink
+// a dropped last child), where it was opened, and the layout count when it opened (a dropped
+// subtree's layouts are exactly those added since).
+struct Open {
+    NodeId id;
+    NodeId last;
+    NodeId prev_last;
+    const char* at;
+    std::size_t layouts_at_open;
 };
 
 class Parser {
-  public:
-    Parser(Document::Impl& d, Diagnostics* warnings)
+public:
+    Parser(Document::Impl& d, Diagnostics* warnings, const Document* doc,
+           const Document::BlockClosed* on_close)
         : d_(d),
           warn_(warnings),
+          doc_(doc),
+          on_close_(on_close),
           src_(d.source.text()),
           p_(src_.data()),
           end_(src_.data() + src_.size()) {}
 
     Result<void> run();
 
-  private:
+private:
     std::size_t off(const char* p) const { return static_cast<std::size_t>(p - src_.data()); }
     Diagnostic error(const char* at, std::string code, std::string msg) {
         return d_.line_map().error_at(off(at), std::move(code), std::move(msg));
@@ -47,6 +63,7 @@ class Parser {
     void warn(const char* at, std::string code, std::string msg) {
         if (warn_) warn_->add(d_.line_map().warning_at(off(at), std::move(code), std::move(msg)));
     }
+    std::string_view text(const Token& t) const { return d_.store.str(t.off, t.len); }
 
     void skip_gap() {
         for (;;) {
@@ -60,11 +77,70 @@ class Parser {
         }
     }
 
-    Result<Token> read_token();
-    Result<std::string_view> read_quoted(const char* open);
+    NodeId append(Open& parent, NodeKind kind, const char* at) {
+        auto& nodes = d_.nodes();
+        const auto id = static_cast<NodeId>(nodes.size());
+        NodeRec rec;
+        rec.kind = kind;
+        rec.key_off = static_cast<std::uint32_t>(off(at));
+        nodes.push_back(rec);
+        if (parent.last == kNone) {
+            nodes[parent.id].first_child = id;
+        } else {
+            nodes[parent.last].next = id;
+        }
+        parent.prev_last = parent.last;
+        parent.last = id;
+        return id;
+    }
+
+    // First n bytes of a and b equal; n is a few bytes (a line ending and some tabs).
+    static bool same_prefix(const char* a, const char* b, std::size_t n) {
+        for (; n >= 8; a += 8, b += 8, n -= 8) {
+            std::uint64_t x, y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            if (x != y) return false;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (a[i] != b[i]) return false;
+        }
+        return true;
+    }
+    // The common case in one step: the canonical gap before a '}' closing a block at depth-1
+    // (returns 2) or before a token at `depth` (returns 1). Consumes it; 0 = not canonical.
+    int fast_gap(std::size_t depth) {
+        const std::size_t left = static_cast<std::size_t>(end_ - p_);
+        const std::size_t e = d_.eol.size(), iu = d_.indent.size();
+        if (depth > 0) {
+            const std::size_t n = e + iu * (depth - 1);
+            if (n < left && p_[n] == '}' && same_prefix(p_, canon_.data(), n)) {
+                p_ += n;
+                return 2;
+            }
+        }
+        const std::size_t n = e + iu * depth;
+        if (n < left && same_prefix(p_, canon_.data(), n)) {
+            const char c = p_[n];
+            if (!is_ws(c) && c != '/') {
+                p_ += n;
+                return 1;
+            }
+        }
+        return 0;
+    }
+
     bool canonical(std::string_view gap, std::size_t depth) const {
         const std::size_t want = d_.eol.size() + d_.indent.size() * depth;
         if (gap.size() != want) return false;
+        // canon_ is eol + indent * kCanonDepth; every canonical gap is a prefix of it. Gaps are
+        // a few bytes, so a plain loop beats a memcmp call.
+        if (depth <= kCanonDepth) {
+            for (std::size_t i = 0; i < want; ++i) {
+                if (gap[i] != canon_[i]) return false;
+            }
+            return true;
+        }
         if (gap.compare(0, d_.eol.size(), d_.eol) != 0) return false;
         const std::size_t iu = d_.indent.size();
         for (std::size_t i = d_.eol.size(); i < gap.size(); i += iu) {
@@ -72,8 +148,8 @@ class Parser {
         }
         return true;
     }
-    void set_before(NodeId id, std::string_view gap, std::size_t depth, bool first) {
-        const bool ok = first ? gap.empty() : canonical(gap, depth);
+    void set_before(NodeId id, std::string_view gap, std::size_t depth, bool first, bool known) {
+        const bool ok = known || (first ? gap.empty() : canonical(gap, depth));
         if (!ok) {
             Layout& l = d_.layout_of(id);
             l.before = gap;
@@ -81,17 +157,25 @@ class Parser {
         }
     }
     void set_key(NodeId id, const Token& t) {
-        NodeRec& n = d_.nodes[id];
-        n.key = t.text;
+        NodeRec& n = d_.nodes()[id];
+        const std::uint32_t at = n.key_off;
+        n.key_off = t.off;
+        n.key_len = t.len;
         if (!t.quoted) n.flags |= kKeyUnquoted;
         if (t.needs_raw) {
             n.flags |= kRawKey;
-            d_.layout_of(id).raw_key = t.raw;
+            Layout& l = d_.layout_of(id);
+            l.raw_key = t.raw;
+            if (t.off & kArenaBit) {
+                l.offset = at;
+                l.mask |= Layout::kOffset;
+            }
         }
     }
     void set_value(NodeId id, const Token& t) {
-        NodeRec& n = d_.nodes[id];
-        n.value = t.text;
+        NodeRec& n = d_.nodes()[id];
+        n.value_off = t.off;
+        n.value_len = t.len;
         if (!t.quoted) n.flags |= kValueUnquoted;
         if (t.needs_raw) {
             n.flags |= kRawValue;
@@ -99,10 +183,10 @@ class Parser {
         }
     }
     void check_length(const Token& t, const char* at) {
-        if (d_.opt.warn_long_values && t.text.size() > kMaxValueLen) {
+        if (d_.opt.warn_long_values && t.len > kMaxValueLen) {
             warn(at, "kv.too-long",
-                 fmt::format("string of {} bytes is longer than Hammer's limit of {}",
-                             t.text.size(), kMaxValueLen));
+                 fmt::format("string of {} bytes is longer than Hammer's limit of {}", t.len,
+                             kMaxValueLen));
         }
     }
     // `[...]` condition token at p_ (which points at '['); returns its text.
@@ -116,30 +200,72 @@ class Parser {
         return std::string_view(start, static_cast<std::size_t>(p_ - start));
     }
 
+    // Token readers return false on error and leave it in error_ (no Result on the hot path).
+    bool read_quoted(const char* open, Token& t);
+    bool read_token(Token& t);
+    bool fail(Diagnostic d) {
+        error_ = std::move(d);
+        return false;
+    }
+
+    // Offers a just-closed block to the streaming callback; drops it if asked.
+    void closed(std::vector<Open>& stack) {
+        if (!on_close_ || !*on_close_) return;
+        ancestors_.clear();
+        for (std::size_t i = 0; i + 1 < stack.size(); ++i) ancestors_.push_back(stack[i].id);
+        const Open& block = stack.back();
+        if (!(*on_close_)(*doc_, Node(doc_, block.id), ancestors_)) return;
+        Open& parent = stack[stack.size() - 2];
+        auto& nodes = d_.nodes();
+        if (parent.prev_last == kNone) {
+            nodes[parent.id].first_child = kNone;
+        } else {
+            nodes[parent.prev_last].next = kNone;
+        }
+        parent.last = parent.prev_last;
+        parent.prev_last = kNone;  // only the newest child can be dropped, and it just was
+        nodes.resize(block.id);
+        d_.layouts.resize(block.layouts_at_open);
+    }
+
     Document::Impl& d_;
     Diagnostics* warn_;
+    const Document* doc_;
+    const Document::BlockClosed* on_close_;
+    std::vector<NodeId> ancestors_;
     std::string_view src_;
     const char* p_;
     const char* end_;
     std::string scratch_;
+    static constexpr std::size_t kCanonDepth = 32;
+    std::string canon_;
+    bool has_cr_ = false;
+    Diagnostic error_;
 };
 
-Result<std::string_view> Parser::read_quoted(const char* open) {
+// Reads one quoted string starting at `open` (a '"'); the token's text is the decoded content.
+bool Parser::read_quoted(const char* open, Token& t) {
     const char* start = open + 1;
+    t = Token{};
+    t.quoted = true;
     if (!d_.opt.escapes) {
         const void* q = std::memchr(start, '"', static_cast<std::size_t>(end_ - start));
         if (!q) {
-            return error(open, "kv.unterminated-string",
-                         "unterminated quoted string (no closing '\"' before the end of file)");
+            return fail(
+                error(open, "kv.unterminated-string",
+                      "unterminated quoted string (no closing '\"' before the end of file)"));
         }
         const char* close = static_cast<const char*>(q);
-        std::string_view s(start, static_cast<std::size_t>(close - start));
-        if (s.find('\r') != std::string_view::npos) {
+        const auto len = static_cast<std::size_t>(close - start);
+        // Hammer's reader stops at a CR inside a string; files without any CR skip the check.
+        if (has_cr_ && std::memchr(start, '\r', len) != nullptr) {
             warn(open, "kv.cr-in-string",
                  "quoted string spans a carriage return; Hammer rejects this");
         }
+        t.off = static_cast<std::uint32_t>(off(start));
+        t.len = static_cast<std::uint32_t>(len);
         p_ = close + 1;
-        return s;
+        return true;
     }
     // Escape mode: \n \t \v \b \r \f \a \\ \? \' \" decoded (Valve KeyValues); any other
     // backslash pair is kept as written.
@@ -148,9 +274,8 @@ Result<std::string_view> Parser::read_quoted(const char* open) {
     const char* p = start;
     while (p < end_ && *p != '"') {
         if (*p == '\\' && p + 1 < end_) {
-            char c = p[1];
             char out = 0;
-            switch (c) {
+            switch (p[1]) {
                 case 'n':
                     out = '\n';
                     break;
@@ -197,59 +322,67 @@ Result<std::string_view> Parser::read_quoted(const char* open) {
         scratch_ += *p++;
     }
     if (p >= end_) {
-        return error(open, "kv.unterminated-string",
-                     "unterminated quoted string (no closing '\"' before the end of file)");
+        return fail(error(open, "kv.unterminated-string",
+                          "unterminated quoted string (no closing '\"' before the end of file)"));
     }
     p_ = p + 1;
-    if (!changed) return std::string_view(start, static_cast<std::size_t>(p - start));
-    return d_.arena.store(scratch_);
+    if (changed) {
+        t.off = d_.store_string(scratch_);
+        t.len = static_cast<std::uint32_t>(scratch_.size());
+        t.needs_raw = true;
+    } else {
+        t.off = static_cast<std::uint32_t>(off(start));
+        t.len = static_cast<std::uint32_t>(p - start);
+    }
+    return true;
 }
 
-Result<Token> Parser::read_token() {
-    Token t;
+bool Parser::read_token(Token& t) {
     const char* begin = p_;
     if (*p_ != '"') {
         while (p_ < end_ && !ends_bare(*p_)) ++p_;
-        t.text = std::string_view(begin, static_cast<std::size_t>(p_ - begin));
-        t.raw = t.text;
-        return t;
+        t = Token{};
+        t.off = static_cast<std::uint32_t>(off(begin));
+        t.len = static_cast<std::uint32_t>(p_ - begin);
+        t.raw = std::string_view(begin, t.len);
+        return true;
     }
-    t.quoted = true;
-    auto first = read_quoted(p_);
-    if (!first) return std::move(first).error();
-    t.text = first.value();
-    const bool escaped = t.text.data() < src_.data() || t.text.data() >= end_;
-    // `"a" + "b"` concatenation: peek past whitespace for '+', then for another quoted string.
-    const char* q = p_;
-    while (q < end_ && is_ws(*q) && *q != '\0') ++q;
+    if (!read_quoted(p_, t)) return false;
+    // `"a" + "b"` concatenation: a '+' on the same line, then another quoted string.
+    auto skip_ws = [&](const char* q) {
+        while (q < end_ && is_ws(*q) && *q != '\0') ++q;
+        return q;
+    };
+    auto skip_blanks = [&](const char* q) {
+        while (q < end_ && (*q == ' ' || *q == '\t')) ++q;
+        return q;
+    };
+    const char* q = skip_blanks(p_);
     if (q < end_ && *q == '+') {
-        const char* r = q + 1;
-        while (r < end_ && is_ws(*r) && *r != '\0') ++r;
+        const char* r = skip_ws(q + 1);
         if (r < end_ && *r == '"') {
-            std::string joined(t.text);
-            p_ = r;
+            std::string joined(text(t));
+            Token next;
             for (;;) {
-                auto next = read_quoted(p_);
-                if (!next) return std::move(next).error();
-                joined += next.value();
-                q = p_;
-                while (q < end_ && is_ws(*q) && *q != '\0') ++q;
+                if (!read_quoted(r, next)) return false;
+                joined += text(next);
+                q = skip_blanks(p_);
                 if (q >= end_ || *q != '+') break;
-                r = q + 1;
-                while (r < end_ && is_ws(*r) && *r != '\0') ++r;
+                r = skip_ws(q + 1);
                 if (r >= end_ || *r != '"') break;
-                p_ = r;
             }
-            t.text = d_.arena.store(joined);
+            t.off = d_.store_string(joined);
+            t.len = static_cast<std::uint32_t>(joined.size());
             t.needs_raw = true;
         }
     }
     t.raw = std::string_view(begin, static_cast<std::size_t>(p_ - begin));
-    if (escaped) t.needs_raw = true;
-    return t;
+    return true;
 }
 
 Result<void> Parser::run() {
+    if (src_.empty()) return success();  // an empty document; also keeps memchr off null
+    has_cr_ = std::memchr(src_.data(), '\r', src_.size()) != nullptr;
     // Canonical layout: the first line ending in the file, and the indent of its first
     // indented line ("\t" for Hammer; "" for entity lumps, which are not indented).
     {
@@ -264,7 +397,7 @@ Result<void> Parser::run() {
         for (std::size_t i = 0; i + 1 < scan; ++i) {
             if (src_[i] != '\n') continue;
             if (src_[i + 1] == '\t') {
-                d_.indent = "\t";
+                d_.indent.assign(1, '\t');
                 break;
             }
             if (src_[i + 1] == ' ') {
@@ -277,27 +410,36 @@ Result<void> Parser::run() {
             }
         }
     }
+    canon_ = d_.eol;
+    for (std::size_t i = 0; i < kCanonDepth; ++i) canon_ += d_.indent;
+    canon_.append(8, '\0');  // same_prefix reads whole words
+    // Hammer lines average over 20 bytes, one node each; a generous reservation costs nothing
+    // (untouched pages are never made resident). Streaming readers keep only small subtrees.
+    d_.nodes().reserve(
+        (on_close_ && *on_close_ ? std::min<std::size_t>(src_.size(), 1 << 20) : src_.size()) / 16 +
+        16);
 
-    std::vector<NodeId> stack{0};
-    std::vector<const char*> open_at{p_};
+    std::vector<Open> stack{{0, kNone, kNone, p_, 0}};
+    Token key, value;
     bool first = true;
     // A UTF-8 byte order mark belongs to the layout before the first token.
     const char* first_gap_begin = p_;
     if (src_.size() >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) p_ += 3;
     for (;;) {
         const char* gap_begin = first ? first_gap_begin : p_;
-        skip_gap();
-        const std::string_view gap(gap_begin, static_cast<std::size_t>(p_ - gap_begin));
         const std::size_t depth = stack.size() - 1;
+        const int known = first || depth > kCanonDepth ? 0 : fast_gap(depth);
+        if (!known) skip_gap();
+        const std::string_view gap(gap_begin, static_cast<std::size_t>(p_ - gap_begin));
         if (p_ >= end_) {
             if (stack.size() > 1) {
-                const NodeRec& open = d_.nodes[stack.back()];
-                return error(open_at.back(), "kv.unclosed-block",
+                const Open& open = stack.back();
+                return error(open.at, "kv.unclosed-block",
                              fmt::format("block '{}' is not closed before the end of the file",
-                                         printable(open.key)));
+                                         printable(d_.key(d_.nodes()[open.id]))));
             }
             // Bytes after the last token (canonically one line ending).
-            const bool canon = d_.nodes[0].first_child == kNone ? gap.empty() : gap == d_.eol;
+            const bool canon = d_.nodes()[0].first_child == kNone ? gap.empty() : gap == d_.eol;
             if (!canon) {
                 Layout& l = d_.layout_of(0);
                 l.close = gap;
@@ -308,46 +450,49 @@ Result<void> Parser::run() {
         const char c = *p_;
         if (c == '}') {
             if (stack.size() == 1) return error(p_, "kv.stray-brace", "'}' without a matching '{'");
-            const NodeId id = stack.back();
-            if (!canonical(gap, depth - 1)) {
+            const NodeId id = stack.back().id;
+            if (known != 2 && !canonical(gap, depth - 1)) {
                 Layout& l = d_.layout_of(id);
                 l.close = gap;
                 l.mask |= Layout::kClose;
             }
             ++p_;
+            closed(stack);
             stack.pop_back();
-            open_at.pop_back();
             continue;
         }
         if (stack.size() > kMaxDepth) {
             return error(p_, "kv.too-deep", fmt::format("blocks nested deeper than {}", kMaxDepth));
         }
         if (c == '{') {
-            const NodeId id = d_.append(stack.back(), NodeKind::block);
-            d_.nodes[id].flags |= kAnonymous;
-            d_.nodes[id].offset = static_cast<std::uint32_t>(off(p_));
-            set_before(id, gap, depth, first);
+            const std::size_t layouts = d_.layouts.size();
+            const NodeId id = append(stack.back(), NodeKind::block, p_);
+            d_.nodes()[id].flags |= kAnonymous;
+            set_before(id, gap, depth, first, known == 1);
             first = false;
-            open_at.push_back(p_);
+            stack.push_back({id, kNone, kNone, p_, layouts});
             ++p_;
-            stack.push_back(id);
             continue;
         }
         const char* key_at = p_;
-        auto key = read_token();
-        if (!key) return std::move(key).error();
-        check_length(key.value(), key_at);
-        const bool directive = d_.opt.directives && !key->quoted && depth == 0 &&
-                               (iequals(key->text, "#include") || iequals(key->text, "#base"));
+        if (!read_token(key)) return std::move(error_);
+        check_length(key, key_at);
+        const std::size_t layouts_before = d_.layouts.size();
+        const bool directive = d_.opt.directives && !key.quoted && depth == 0 &&
+                               (iequals(text(key), "#include") || iequals(text(key), "#base"));
         const NodeId id =
-            d_.append(stack.back(), directive ? NodeKind::directive : NodeKind::value);
-        d_.nodes[id].offset = static_cast<std::uint32_t>(off(key_at));
-        set_before(id, gap, depth, first);
+            append(stack.back(), directive ? NodeKind::directive : NodeKind::value, key_at);
+        set_before(id, gap, depth, first, known == 1);
         first = false;
-        set_key(id, key.value());
+        set_key(id, key);
 
         const char* mid_begin = p_;
-        skip_gap();
+        // Canonical `"key" "value"`: one space, then the value.
+        if (p_ + 1 < end_ && *p_ == ' ' && !is_ws(p_[1]) && p_[1] != '/') {
+            ++p_;
+        } else {
+            skip_gap();
+        }
         std::string_view mid(mid_begin, static_cast<std::size_t>(p_ - mid_begin));
         bool cond_after_key = false;
         if (d_.opt.conditions && !directive && p_ < end_ && *p_ == '[') {
@@ -363,30 +508,28 @@ Result<void> Parser::run() {
         }
         if (p_ >= end_ || *p_ == '}') {
             return error(key_at, "kv.missing-value",
-                         fmt::format("key '{}' has no value", printable(key->text)));
+                         fmt::format("key '{}' has no value", printable(text(key))));
         }
         if (*p_ == '{' && !directive) {
-            d_.nodes[id].kind = NodeKind::block;
+            d_.nodes()[id].kind = NodeKind::block;
             if (!canonical(mid, depth)) {
                 Layout& l = d_.layout_of(id);
                 l.mid = mid;
                 l.mask |= Layout::kMid;
             }
-            open_at.push_back(key_at);
+            stack.push_back({id, kNone, kNone, key_at, layouts_before});
             ++p_;
-            stack.push_back(id);
             continue;
         }
-        if (mid != " ") {
+        if (mid.size() != 1 || mid[0] != ' ') {
             Layout& l = d_.layout_of(id);
             l.mid = mid;
             l.mask |= Layout::kMid;
         }
         const char* value_at = p_;
-        auto value = read_token();
-        if (!value) return std::move(value).error();
-        check_length(value.value(), value_at);
-        set_value(id, value.value());
+        if (!read_token(value)) return std::move(error_);
+        check_length(value, value_at);
+        set_value(id, value);
         if (d_.opt.conditions && !directive && !cond_after_key) {
             // A condition may follow the value on the same line.
             const char* q = p_;
@@ -408,15 +551,19 @@ Result<void> Parser::run() {
 }  // namespace
 
 Result<Document> Document::parse(Blob source, const ParseOptions& opt, Diagnostics* warnings) {
-    if (source.size() >= 0xFFFFFFF0u) {
-        return Diagnostic::error("kv.too-large", "text files of 4 GiB or more are not supported");
+    return parse(std::move(source), opt, warnings, BlockClosed{});
+}
+
+Result<Document> Document::parse(Blob source, const ParseOptions& opt, Diagnostics* warnings,
+                                 const BlockClosed& on_close) {
+    if (source.size() >= 0x7FFFFFF0u) {
+        return Diagnostic::error("kv.too-large", "text files of 2 GiB or more are not supported");
     }
     Document doc;
     doc.impl_->source = std::move(source);
+    doc.impl_->store.source = doc.impl_->source.text().data();
     doc.impl_->opt = opt;
-    // A typical Hammer line is ~25 bytes; reserving avoids regrowth on large maps.
-    doc.impl_->nodes.reserve(doc.impl_->source.size() / 24 + 16);
-    Parser parser(*doc.impl_, warnings);
+    Parser parser(*doc.impl_, warnings, &doc, &on_close);
     auto r = parser.run();
     if (!r) return std::move(r).error();
     return doc;

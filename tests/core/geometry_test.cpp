@@ -119,3 +119,16 @@ TEST(Angles, MatrixRoundTrip) {
     // pitch 90 turns +x into -z (Source pitch is "down").
     EXPECT_TRUE(near(angle_matrix({90, 0, 0}) * Vec3{1, 0, 0}, {0, 0, -1}, 1e-12));
 }
+
+TEST(Winding, NearlyAxialPlanesAreNotSnapped) {
+    // Normal (0, -1.3e-8, -1): the z component rounds to exactly -1 but the plane is tilted.
+    const Plane tilted{normalize({0, -1.3e-8, -1}), 0.05};
+    ASSERT_EQ(tilted.normal.z, -1.0);
+    Winding sq{{0, -5000, 10}, {0, 5000, 10}, {0, 5000, -10}, {0, -5000, -10}};
+    Winding out;
+    clip_winding_back(sq, tilted, 1e-9, out);
+    // The two new corners of the cut lie on the tilted plane itself.
+    int on = 0;
+    for (const Vec3& p : out) on += std::abs(tilted.distance_to(p)) < 1e-9;
+    EXPECT_EQ(on, 2);
+}

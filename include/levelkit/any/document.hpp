@@ -34,7 +34,7 @@ struct ReadOptions {
 
 // A read document of any format.
 class Document {
-  public:
+public:
     virtual ~Document() = default;
 
     // Short format id: "vmf", "kv", "dmx", "vmap", "bsp", "wmp", "wmp_m".
@@ -56,7 +56,7 @@ class Document {
         return std::nullopt;
     }
 
-  private:
+private:
     Diagnostics read_diags_;
 };
 

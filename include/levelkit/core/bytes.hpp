@@ -69,7 +69,7 @@ inline std::string_view as_text(ByteSpan b) {
 }
 
 class ByteReader {
-  public:
+public:
     // `base` is the absolute offset of data[0] in the file, so errors from sub-readers point at
     // real file positions.
     explicit ByteReader(ByteSpan data, Endian e = Endian::little, std::uint64_t base = 0)
@@ -131,7 +131,7 @@ class ByteReader {
     const Diagnostic& error() const { return error_; }
     Diagnostic take_error() { return std::move(error_); }
 
-  private:
+private:
     ByteSpan data_;
     std::size_t pos_ = 0;
     std::uint64_t base_ = 0;
@@ -141,7 +141,7 @@ class ByteReader {
 };
 
 class ByteWriter {
-  public:
+public:
     explicit ByteWriter(Endian e = Endian::little) : endian_(e) {}
 
     Endian endian() const { return endian_; }
@@ -185,7 +185,7 @@ class ByteWriter {
     Bytes& buffer() { return buf_; }
     Bytes take() { return std::move(buf_); }
 
-  private:
+private:
     Bytes buf_;
     Endian endian_;
 };

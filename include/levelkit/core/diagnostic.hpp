@@ -48,7 +48,7 @@ struct Diagnostic {
 
 // An ordered collection of warnings/notes/errors gathered while processing one input.
 class Diagnostics {
-  public:
+public:
     void add(Diagnostic d) { items_.push_back(std::move(d)); }
     void add_all(const Diagnostics& other);
     const std::vector<Diagnostic>& items() const { return items_; }
@@ -60,7 +60,7 @@ class Diagnostics {
     void set_file(std::string_view file);  // fills `file` where empty
     void clear() { items_.clear(); }
 
-  private:
+private:
     std::vector<Diagnostic> items_;
 };
 

@@ -17,7 +17,7 @@
 namespace lk {
 
 class MappedFile {
-  public:
+public:
     MappedFile() = default;
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
@@ -33,7 +33,7 @@ class MappedFile {
     std::size_t size() const { return size_; }
     const std::filesystem::path& path() const { return path_; }
 
-  private:
+private:
     void reset();
     const std::byte* data_ = nullptr;
     std::size_t size_ = 0;
@@ -47,7 +47,7 @@ Result<Bytes> read_file(const std::filesystem::path& path);
 // Immutable, cheaply copyable bytes with shared ownership: a mapped file or an owned buffer.
 // Documents that keep zero-copy views into their input hold a Blob to keep it alive.
 class Blob {
-  public:
+public:
     Blob() = default;
     static Blob from_bytes(Bytes bytes);
     static Blob copy_of(ByteSpan bytes);
@@ -63,7 +63,7 @@ class Blob {
     // the Blob they were cut from. The range is clamped to the blob's size.
     Blob slice(std::size_t offset, std::size_t size) const;
 
-  private:
+private:
     std::shared_ptr<const void> owner_;
     ByteSpan span_;
 };

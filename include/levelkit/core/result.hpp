@@ -14,7 +14,7 @@ using Error = Diagnostic;
 
 template <class T>
 class [[nodiscard]] Result {
-  public:
+public:
     using value_type = T;
 
     Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}      // NOLINT(implicit)
@@ -51,13 +51,13 @@ class [[nodiscard]] Result {
     const T& operator*() const& { return value(); }
     T&& operator*() && { return std::move(*this).value(); }
 
-  private:
+private:
     std::variant<T, Error> v_;
 };
 
 template <>
 class [[nodiscard]] Result<void> {
-  public:
+public:
     Result() = default;
     Result(Error error) : err_(std::move(error)), ok_(false) {}  // NOLINT(implicit)
 
@@ -72,7 +72,7 @@ class [[nodiscard]] Result<void> {
         return std::move(err_);
     }
 
-  private:
+private:
     Error err_;
     bool ok_ = true;
 };

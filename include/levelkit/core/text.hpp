@@ -21,7 +21,7 @@ struct TextPos {
 };
 
 class LineMap {
-  public:
+public:
     explicit LineMap(std::string_view text) : text_(text) {}
     // Line/column of a byte offset (offsets past the end map to the end). A CR LF pair and a
     // lone CR or LF each end one line, as Hammer counts them.
@@ -31,7 +31,7 @@ class LineMap {
     Diagnostic error_at(std::size_t offset, std::string code, std::string message) const;
     Diagnostic warning_at(std::size_t offset, std::string code, std::string message) const;
 
-  private:
+private:
     void build() const;
     std::string_view text_;
     mutable std::vector<std::uint32_t> starts_;  // built on first use
@@ -59,7 +59,19 @@ void append_int(std::string& out, std::int64_t v);
 
 // --- strings ---------------------------------------------------------------------------
 
-bool iequals(std::string_view a, std::string_view b);
+// ASCII case-insensitive equality (Valve's key lookup rule). Inline: it sits on hot paths.
+inline bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const char x = a[i], y = b[i];
+        if (x == y) continue;
+        // Equal ignoring case only if they differ by 0x20 and are letters.
+        if ((x ^ y) != 0x20) return false;
+        const char lx = static_cast<char>(x | 0x20);
+        if (lx < 'a' || lx > 'z') return false;
+    }
+    return true;
+}
 bool istarts_with(std::string_view s, std::string_view prefix);
 bool iends_with(std::string_view s, std::string_view suffix);
 std::string to_lower(std::string_view s);

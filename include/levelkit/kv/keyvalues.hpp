@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,16 +60,44 @@ enum class NodeKind : std::uint8_t {
 
 class Document;
 
+namespace detail {
+// Internal layout, exposed only so Node's accessors inline. Strings are 32-bit offsets into the
+// source text, or (high bit set) into a chunked arena that never moves: 11 bits of chunk index,
+// 20 bits of offset in a 1 MiB chunk. 32 bytes a node keeps large maps at ~1x their size.
+inline constexpr std::uint32_t kArenaBit = 0x80000000u;
+struct NodeRec {
+    std::uint32_t key_off = 0;
+    std::uint32_t key_len = 0;
+    std::uint32_t value_off = 0;
+    std::uint32_t value_len = 0;
+    NodeId first_child = kNone;
+    NodeId next = kNone;
+    std::uint32_t layout = kNone;  // index of non-canonical layout text, if any
+    NodeKind kind = NodeKind::value;
+    std::uint8_t flags = 0;
+};
+struct Storage {
+    std::vector<NodeRec> nodes;
+    const char* source = nullptr;
+    std::vector<std::unique_ptr<char[]>> chunks;
+
+    std::string_view str(std::uint32_t off, std::uint32_t len) const {
+        if (off & kArenaBit) return {chunks[(off >> 20) & 0x7FFu].get() + (off & 0xFFFFFu), len};
+        return {source + off, len};
+    }
+};
+}  // namespace detail
+
 // A lightweight handle to a node; cheap to copy; valid while its Document lives.
 class Node {
-  public:
+public:
     Node() = default;
     Node(const Document* doc, NodeId id) : doc_(doc), id_(id) {}
 
     bool valid() const { return doc_ != nullptr && id_ != kNone; }
     explicit operator bool() const { return valid(); }
     NodeId id() const { return id_; }
-    NodeKind kind() const;
+    NodeKind kind() const { return rec().kind; }
     bool is_block() const { return kind() == NodeKind::block || kind() == NodeKind::root; }
     bool is_value() const { return kind() == NodeKind::value; }
     std::string_view key() const;
@@ -79,13 +108,16 @@ class Node {
 
     // Children in order.
     class Iterator {
-      public:
+    public:
         using value_type = Node;
         using difference_type = std::ptrdiff_t;
         Iterator() = default;
         Iterator(const Document* d, NodeId id) : doc_(d), id_(id) {}
         Node operator*() const { return {doc_, id_}; }
-        Iterator& operator++();
+        Iterator& operator++() {
+            id_ = Node(doc_, id_).rec().next;
+            return *this;
+        }
         Iterator operator++(int) {
             Iterator t = *this;
             ++*this;
@@ -93,14 +125,14 @@ class Node {
         }
         bool operator==(const Iterator& o) const { return id_ == o.id_; }
 
-      private:
+    private:
         const Document* doc_ = nullptr;
         NodeId id_ = kNone;
     };
-    Iterator begin() const;
+    Iterator begin() const { return {doc_, rec().first_child}; }
     Iterator end() const { return {doc_, kNone}; }
-    Node first_child() const;
-    Node next_sibling() const;
+    Node first_child() const { return {doc_, rec().first_child}; }
+    Node next_sibling() const { return {doc_, rec().next}; }
     std::size_t child_count() const;
 
     // First child whose key equals `key` case-insensitively (Valve's lookup rule), or invalid.
@@ -108,7 +140,8 @@ class Node {
     // Value of the first child value-node named `key`, or `fallback`.
     std::string_view get(std::string_view key, std::string_view fallback = {}) const;
 
-  private:
+private:
+    const detail::NodeRec& rec() const;
     const Document* doc_ = nullptr;
     NodeId id_ = kNone;
 };
@@ -118,7 +151,7 @@ class Node {
 bool evaluate_condition(std::string_view condition, const std::vector<std::string>& defined);
 
 class Document {
-  public:
+public:
     Document();
     Document(Document&&) noexcept;
     Document& operator=(Document&&) noexcept;
@@ -127,6 +160,16 @@ class Document {
     // Parses `source` (kept alive by the Document). Warnings go to `warnings` if given.
     static Result<Document> parse(Blob source, const ParseOptions& opt = {},
                                   Diagnostics* warnings = nullptr);
+
+    // Streaming: `on_close` is called each time a block closes, with the block and the ids of
+    // its open ancestors (root first). Returning true drops the block's subtree from the
+    // document, so a reader that turns subtrees into its own objects as they complete keeps
+    // memory bounded by the largest subtree it leaves in place. A dropped block's node ids are
+    // reused; keep offsets, not ids.
+    using BlockClosed =
+        std::function<bool(const Document& doc, Node block, std::span<const NodeId> ancestors)>;
+    static Result<Document> parse(Blob source, const ParseOptions& opt, Diagnostics* warnings,
+                                  const BlockClosed& on_close);
     static Result<Document> parse(std::string_view text, const ParseOptions& opt = {},
                                   Diagnostics* warnings = nullptr);
 
@@ -143,6 +186,7 @@ class Document {
     const ParseOptions& options() const;
     // Line/column of a byte offset in the source.
     TextPos locate(std::size_t offset) const;
+    const LineMap& lines() const;
     // Source line ending ("\n" or "\r\n") and indent unit ("\t" for Hammer files) that edited
     // nodes are written with.
     std::string_view eol() const;
@@ -173,10 +217,24 @@ class Document {
 
     struct Impl;
 
-  private:
+private:
     friend class Node;
     std::unique_ptr<Impl> impl_;
+    // Part of impl_, reachable from inline Node accessors (Impl's address is stable).
+    const detail::Storage* store_ = nullptr;
 };
+
+inline const detail::NodeRec& Node::rec() const {
+    return doc_->store_->nodes[id_];
+}
+inline std::string_view Node::key() const {
+    const detail::NodeRec& r = rec();
+    return doc_->store_->str(r.key_off, r.key_len);
+}
+inline std::string_view Node::value() const {
+    const detail::NodeRec& r = rec();
+    return doc_->store_->str(r.value_off, r.value_len);
+}
 
 // Quotes a string for output in the VMF dialect. Hammer has no escape for `"`, so a value that
 // contains one cannot be written; callers should check `is_writable`.
