@@ -12,7 +12,7 @@ namespace lk {
 namespace {
 
 class BspDocument : public Document {
-  public:
+public:
     explicit BspDocument(bsp::Bsp map) : map_(std::move(map)) {}
 
     std::string_view format() const override { return "bsp"; }
@@ -27,7 +27,7 @@ class BspDocument : public Document {
 
     const bsp::Bsp& map() const { return map_; }
 
-  private:
+private:
     bsp::Bsp map_;
 };
 

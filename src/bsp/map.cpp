@@ -79,7 +79,7 @@ Result<void> set_pakfile(Bsp& bsp, const Pak& pak) {
 namespace {
 
 class Checker {
-  public:
+public:
     explicit Checker(Diagnostics& out) : out_(out) {}
 
     // Reports items[i].field outside [0, limit).
@@ -110,7 +110,7 @@ class Checker {
         }
     }
 
-  private:
+private:
     void add(int lump, std::size_t record, std::string_view field, std::string message) {
         // A corrupt lump would repeat the same error thousands of times; keep the first few.
         if (++per_lump_[lump] > kMaxPerLump) return;

@@ -24,7 +24,7 @@ struct ViewAccess {
 };
 
 class RecordReader {
-  public:
+public:
     RecordReader(const std::byte* p, Endian e) : p_(p), e_(e) {}
 
     template <class D, class M>
@@ -54,7 +54,7 @@ class RecordReader {
         return static_cast<std::size_t>(p_ - start);
     }
 
-  private:
+private:
     const std::byte* p_;
     Endian e_;
 };
@@ -73,7 +73,7 @@ bool fits(const M& m) {
 }
 
 class RecordWriter {
-  public:
+public:
     RecordWriter(std::byte* p, Endian e) : p_(p), e_(e) {}
 
     template <class D, class M>
@@ -103,7 +103,7 @@ class RecordWriter {
     void fail() { ok_ = false; }
     bool ok() const { return ok_; }
 
-  private:
+private:
     std::byte* p_;
     Endian e_;
     bool ok_ = true;

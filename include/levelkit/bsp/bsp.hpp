@@ -139,7 +139,7 @@ enum class EmptyOffset : std::uint8_t {
 };
 
 class Lump {
-  public:
+public:
     std::int32_t version = 0;
     // The fourCC field of an uncompressed lump (normally 0). For LZMA lumps the field holds the
     // uncompressed size and is computed on write.
@@ -151,7 +151,7 @@ class Lump {
     bool empty() const { return data_.empty(); }
     Compression compression() const { return compression_; }
 
-  private:
+private:
     friend class Bsp;
     Blob data_;
     Compression compression_ = Compression::none;
@@ -168,7 +168,7 @@ std::string fourcc_string(std::uint32_t id);
 
 // One entry of the game lump directory (lump 35).
 class GameLump {
-  public:
+public:
     static constexpr std::uint16_t kCompressedFlag = 0x0001;
 
     std::uint32_t id = 0;  // FourCC as a big-endian number: 'sprp' == 0x73707270
@@ -182,7 +182,7 @@ class GameLump {
     // Where the (uncompressed) data sat in the file read, for diagnostics; -1 if unknown.
     std::int64_t file_offset() const { return file_offset_; }
 
-  private:
+private:
     friend class Bsp;
     Blob data_;
     std::int64_t file_offset_ = -1;
@@ -211,7 +211,7 @@ struct ReadOptions {
 };
 
 class Bsp {
-  public:
+public:
     // Reads the container: header, lump table, lump data (LZMA lumps decompressed) and the game
     // lump directory. Errors are "bsp.*" diagnostics with the byte offset and a path such as
     // "lump[40]/filelen". Oddities that do not stop reading become warnings in `warnings`.
@@ -262,7 +262,7 @@ class Bsp {
     // A map with every lump empty, for building files in memory ("PSBV" when big-endian).
     static Bsp make_empty(std::int32_t version, Endian e = Endian::little);
 
-  private:
+private:
     Result<void> read_game_lumps(Diagnostics* warnings, const ReadOptions& opt);
     // Gives lump `i` (and any lump sharing its bytes) its own stored copy.
     void unalias(int i);

@@ -33,7 +33,7 @@ struct EntityOutput {
 };
 
 class EntityLump {
-  public:
+public:
     // Parses the lump's text up to its first NUL; the NUL and anything after it are kept.
     // Errors carry line:column and the path "lump[0]".
     static Result<EntityLump> parse(Blob lump, Diagnostics* warnings = nullptr);
@@ -50,7 +50,7 @@ class EntityLump {
 
     static std::optional<EntityOutput> parse_output(std::string_view key, std::string_view value);
 
-  private:
+private:
     kv::Document doc_;
     std::string trailer_;  // the terminating NUL and anything after it
     OutputSeparator separator_ = OutputSeparator::none;

@@ -55,7 +55,7 @@ struct ViewAccess;
 // An array view of one lump's records (see the header comment for ownership).
 template <class T>
 class LumpView {
-  public:
+public:
     LumpView() = default;
     // A view that owns `items` (for records built or edited in memory).
     static LumpView own(std::vector<T> items) {
@@ -76,7 +76,7 @@ class LumpView {
     // True when the view aliases the map's bytes instead of a decoded copy.
     bool borrowed() const { return !owned_; }
 
-  private:
+private:
     friend struct detail::ViewAccess;
     // Only for bytes already checked to be aligned whole records in native byte order.
     static LumpView borrow(Blob bytes) {

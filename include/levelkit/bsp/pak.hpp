@@ -65,7 +65,7 @@ struct PakEntry {
 };
 
 class Pak {
-  public:
+public:
     // Parses a pakfile lump. `lump_file_offset` is where the lump sits in its BSP, used to
     // recognise archives whose offsets count from the start of the BSP file.
     static Result<Pak> parse(Blob lump, std::uint64_t lump_file_offset = 0);
@@ -91,7 +91,7 @@ class Pak {
     bool offsets_relative_to_file() const { return file_relative_; }
     bool compact_directory() const { return compact_directory_; }
 
-  private:
+private:
     std::vector<PakEntry> entries_;
     // Local records in file order (indices into entries_), which need not match the central
     // directory order.
