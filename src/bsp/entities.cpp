@@ -55,7 +55,7 @@ Result<EntityLump> EntityLump::parse(Blob lump, Diagnostics* warnings) {
     const std::string_view all = lump.text();
     const std::size_t nul = std::min(all.find('\0'), all.size());
     e.trailer_ = std::string(all.substr(nul));
-    // An empty lump is an empty document (and kv's parser must not see a null buffer).
+    // An empty lump (a map without entities) is an empty document.
     if (nul == 0) return e;
     auto doc = kv::Document::parse(lump.slice(0, nul), kv::ParseOptions::vmf(), warnings);
     if (!doc) return std::move(std::move(doc).error().with_path("lump[0]"));

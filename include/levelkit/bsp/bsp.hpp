@@ -8,8 +8,8 @@
 //
 // Supported containers: "VBSP" little-endian and "PSBV" big-endian (Xbox 360 / PS3) files of
 // any version (typed views know versions 17-29 and 42), the Left 4 Dead 2 lump_t field order
-// (detected from which order gives in-range offsets), Contagion's extra header word (v27) and
-// VitaminSource's "FART" magic.
+// (chosen for v21 maps by which order places more lumps inside the file), Contagion's extra
+// header word (v27) and VitaminSource's "FART" magic.
 //
 // Ownership: lump data are Blobs; when the map was read from a mapped file, uncompressed lumps
 // are zero-copy slices of it and keep it alive.
@@ -228,7 +228,7 @@ public:
     std::int32_t map_revision() const { return map_revision_; }
     void set_map_revision(std::int32_t r) { map_revision_ = r; }
 
-    // Lumps.
+    // Lumps. Lump 35 holds the game lump directory as read; game_lumps() is what gets written.
     const Lump& lump(int index) const { return lumps_.at(static_cast<std::size_t>(index)); }
     const Lump& lump(LumpId id) const { return lump(index_of(id)); }
     // Replaces a lump's contents (uncompressed bytes). The game lump (35) is rebuilt from
