@@ -8,9 +8,11 @@ namespace lk::handlers {
 // Formats (registry.cpp lists them; detection keeps the most certain).
 extern const FormatHandler vmf;
 extern const FormatHandler dmx_format;
+extern const FormatHandler bsp;
 
 // Converters.
 extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler dmx_to_dmx;
+extern const ConverterHandler bsp_to_bsp;
 
 }  // namespace lk::handlers
