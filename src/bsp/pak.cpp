@@ -18,7 +18,6 @@ constexpr std::uint32_t kLocalSig = 0x04034b50;
 constexpr std::uint32_t kCentralSig = 0x02014b50;
 constexpr std::uint32_t kEndSig = 0x06054b50;
 constexpr std::uint32_t kDescriptorSig = 0x08074b50;
-constexpr std::size_t kLocalFixed = 30;
 constexpr std::size_t kCentralFixed = 46;
 constexpr std::size_t kEndFixed = 22;
 constexpr std::uint16_t kFlagDescriptor = 1 << 3;
