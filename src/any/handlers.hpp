@@ -5,11 +5,12 @@
 
 namespace lk::handlers {
 
-// Formats (see registry.cpp for the detection order).
-// extern const FormatHandler vmf;
+// Formats (registry.cpp lists them; detection keeps the most certain).
+extern const FormatHandler vmf;
 extern const FormatHandler dmx_format;
 
 // Converters.
+extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler dmx_to_dmx;
 
 }  // namespace lk::handlers

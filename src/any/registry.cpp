@@ -7,6 +7,8 @@ namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
+        // One line per format; detection asks each and keeps the most certain.
+        &handlers::vmf,
         &handlers::dmx_format,
     };
     return list;
@@ -14,6 +16,8 @@ const std::vector<const FormatHandler*>& all_formats() {
 
 const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
+        // One line per (from, to) pair.
+        &handlers::vmf_to_vmf_converter,
         &handlers::dmx_to_dmx,
     };
     return list;
