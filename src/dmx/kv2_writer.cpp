@@ -13,6 +13,9 @@ namespace lk::dmx::detail {
 namespace {
 
 constexpr std::int32_t kInlineEverywhere = -2;
+// The reader's default nesting limit (ReadOptions::max_depth): everything it reads is written
+// back as it was, and everything written reads back; it also bounds the writer's recursion.
+constexpr int kMaxNesting = static_cast<int>(kDefaultMaxDepth);
 
 const std::string* find_slot(const Kv2Trivia* t, std::uint32_t slot) {
     if (!t) return nullptr;
@@ -82,6 +85,7 @@ class Kv2Writer {
     int version_ = 1;
     Tk prev_ = Tk::header;
     int depth_ = 0;
+    int nesting_ = 0;
 
     std::vector<ElementRef> toplevel_;
     std::vector<std::int32_t> inline_ref_;  // -1 = top-level
@@ -153,7 +157,8 @@ bool Kv2Writer::goes_inline(ElementRef r) {
     const auto i = static_cast<std::size_t>(r.index);
     const std::int32_t c = seen_[i]++;
     if (inline_ref_[i] == kInlineEverywhere) return true;
-    return !written_[i] && inline_ref_[i] >= 0 && inline_ref_[i] == c;
+    // Past the nesting limit an element is written at top level instead (recursion bound).
+    return !written_[i] && inline_ref_[i] >= 0 && inline_ref_[i] == c && nesting_ < kMaxNesting;
 }
 
 void Kv2Writer::append_scalar(const Value& v, std::size_t item) {
@@ -269,6 +274,13 @@ Result<void> Kv2Writer::write_element(ElementRef e, Tk kind) {
                                      std::to_string(e.index) + " contains itself)")
             .with_path(fmt::format("element[{}] {}", e.index, doc_[e].type.str()));
     }
+    if (nesting_ >= kMaxNesting) {
+        return Diagnostic::error(
+                   "dmx.too-deep",
+                   fmt::format("keyvalues2_noids cannot nest elements deeper than {}", kMaxNesting))
+            .with_path(fmt::format("element[{}] {}", e.index, doc_[e].type.str()));
+    }
+    ++nesting_;
     written_[ei] = 1;
     on_stack_[ei] = 1;
     text_ordinal_[ei] = next_ordinal_++;
@@ -333,6 +345,7 @@ Result<void> Kv2Writer::write_element(ElementRef e, Tk kind) {
     gap(closer, t, kSlotCloseGap);
     out_ += '}';
     on_stack_[ei] = 0;
+    --nesting_;
     return success();
 }
 

@@ -201,6 +201,28 @@ TEST(DmxKv2, UnknownIdsAreExternalElements) {
     EXPECT_NE(text_of(bin.value()).find("2929200b-cff6-4e61-8ff9-8857c60a79df"), std::string::npos);
 }
 
+TEST(DmxKv2, LongChainsAreWrittenWithinTheNestingLimit) {
+    // 3000 elements each referenced once by the previous: Valve's layout would nest them all.
+    Document doc;
+    doc.root = doc.add_element("Link", "0", Guid{});
+    ElementRef prev = doc.root;
+    for (int i = 1; i < 3000; ++i) {
+        Guid g;
+        g.bytes[0] = static_cast<std::uint8_t>(i);
+        g.bytes[1] = static_cast<std::uint8_t>(i >> 8);
+        const ElementRef e = doc.add_element("Link", std::to_string(i), g);
+        doc[prev].set("next", e);
+        prev = e;
+    }
+    Document text = doc.clone();
+    ASSERT_TRUE(convert(text, {"keyvalues2", 1}).ok());
+    auto bytes = write(text);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().to_string();
+    auto back = read(bytes.value());
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(compare_graphs(doc, back.value()), std::nullopt);
+}
+
 TEST(DmxKv2, DeepNestingIsLimited) {
     std::string text = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" {";
     for (int i = 0; i < 2000; ++i) text += "\"x\" \"A\" {";

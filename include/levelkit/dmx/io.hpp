@@ -26,9 +26,12 @@
 
 namespace lk::dmx {
 
+// keyvalues2 element nesting the reader accepts by default; the writer never nests deeper.
+inline constexpr unsigned kDefaultMaxDepth = 512;
+
 struct ReadOptions {
-    std::string source_name;   // for diagnostics only
-    unsigned max_depth = 512;  // keyvalues2 nesting limit
+    std::string source_name;                // for diagnostics only
+    unsigned max_depth = kDefaultMaxDepth;  // keyvalues2 nesting limit
     // Upper bound on the decompressed size of gzip input (a zip bomb guard).
     std::uint64_t max_inflated_size = std::uint64_t{4} << 30;
 };
