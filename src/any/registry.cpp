@@ -10,6 +10,7 @@ const std::vector<const FormatHandler*>& all_formats() {
         // One line per format; detection asks each and keeps the most certain.
         &handlers::vmf,
         &handlers::dmx_format,
+        &handlers::vmap_format,
     };
     return list;
 }
@@ -19,6 +20,9 @@ const std::vector<const ConverterHandler*>& all_converters() {
         // One line per (from, to) pair.
         &handlers::vmf_to_vmf_converter,
         &handlers::dmx_to_dmx,
+        &handlers::vmap_to_vmap,
+        &handlers::vmf_to_vmap,
+        &handlers::vmap_to_vmf,
     };
     return list;
 }

@@ -236,7 +236,9 @@ MapBuilder::MapBuilder(std::uint64_t seed, const BuildOptions& opt) : ids_(seed)
 
     world_ = add_node("CMapWorld", ElementRef::null(), {});
     doc_[world_].set("nodeID", std::int32_t{1});
-    add_entity_parts(world_, {{"classname", "worldspawn"}}, {});
+    const std::vector<std::pair<std::string, std::string>> world_props{
+        {"classname", "worldspawn"}};
+    add_entity_parts(world_, &world_props, {});
     doc_[world_].set("nextDecalID", std::int32_t{0});
     doc_[world_].set("fixupEntityNames", true);
     doc_[world_].set("mapUsageType", "standard");
@@ -256,11 +258,11 @@ MapBuilder::MapBuilder(std::uint64_t seed, const BuildOptions& opt) : ids_(seed)
     doc_[vars].set("m_ChoiceGroups", std::vector<ElementRef>{});
     doc_[root].set("mapVariables", vars);
 
-    const ElementRef sel = new_element("CMapSelectionSet");
-    doc_[sel].set("children", std::vector<ElementRef>{});
-    doc_[sel].set("selectionSetName", "");
-    doc_[sel].set("selectionSetData", ElementRef::null());
-    doc_[root].set("rootSelectionSet", sel);
+    selection_root_ = new_element("CMapSelectionSet");
+    doc_[selection_root_].set("children", std::vector<ElementRef>{});
+    doc_[selection_root_].set("selectionSetName", "");
+    doc_[selection_root_].set("selectionSetData", ElementRef::null());
+    doc_[root].set("rootSelectionSet", selection_root_);
 
     doc_[root].set("m_ReferencedMeshSnapshots", std::vector<ElementRef>{});
     doc_[root].set("m_bIsCordoning", false);
@@ -293,9 +295,9 @@ ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const T
     return n;
 }
 
-ElementRef MapBuilder::add_entity_parts(
-    ElementRef node, const std::vector<std::pair<std::string, std::string>>& props,
-    const std::vector<EntityData::Output>& outputs) {
+void MapBuilder::add_entity_parts(ElementRef node,
+                                  const std::vector<std::pair<std::string, std::string>>* props,
+                                  const std::vector<EntityData::Output>& outputs) {
     const ElementRef plugs = new_element("DmePlugList");
     doc_[plugs].set("names", std::vector<std::string>{});
     doc_[plugs].set("dataTypes", std::vector<std::int32_t>{});
@@ -317,13 +319,13 @@ ElementRef MapBuilder::add_entity_parts(
         conns.push_back(c);
     }
     doc_[node].set("connectionsData", std::move(conns));
+    if (!props) return;
     const ElementRef p = new_element("EditGameClassProps");
-    for (const auto& [k, v] : props) {
+    for (const auto& [k, v] : *props) {
         // Attribute names are unique within an element; a repeated key keeps its last value.
         doc_[p].set(k, v);
     }
     doc_[node].set("entity_properties", p);
-    return p;
 }
 
 void MapBuilder::set_world_properties(
@@ -336,7 +338,7 @@ void MapBuilder::set_world_properties(
 
 ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent) {
     const ElementRef n = add_node("CMapEntity", parent, ent.transform);
-    add_entity_parts(n, ent.properties, ent.outputs);
+    add_entity_parts(n, &ent.properties, ent.outputs);
     doc_[n].set("hitNormal", dmx::Vector3{0, 0, 1});
     doc_[n].set("isProceduralEntity", false);
     return n;
@@ -377,6 +379,24 @@ ElementRef MapBuilder::add_group(ElementRef parent, const Transform& t) {
     return add_node("CMapGroup", parent, t);
 }
 
+ElementRef MapBuilder::add_prefab(ElementRef parent, const PrefabData& p) {
+    const ElementRef n = add_node("CMapPrefab", parent, p.transform);
+    // A prefab has plugs and connections but no entity_properties (hla_*_vmap29.vmap).
+    add_entity_parts(n, nullptr, {});
+    dmx::Element& e = doc_[n];
+    e.set("target", ElementRef::null());
+    e.set("targetMapPath", p.target_map);
+    e.set("targetName", p.target_name);
+    e.set("variableOverrideNames", std::vector<std::string>{});
+    e.set("variableOverrideValues", std::vector<std::string>{});
+    e.set("loadIfNested", true);
+    e.set("loadAtRuntime", false);
+    e.set("fixupEntityNames", p.fixup_names);
+    e.set("displayColor", dmx::Color{110, 191, 76, 255});
+    e.set("visexclude", false);
+    return n;
+}
+
 void MapBuilder::hide(ElementRef node) {
     dmx::Element& v = doc_[visibility_];
     v.find("nodes")->value.get<std::vector<ElementRef>>().push_back(node);
@@ -401,6 +421,24 @@ void MapBuilder::set_active_camera(std::int32_t index) {
 
 void MapBuilder::set_cordoning(bool cordoning) {
     doc_[doc_.root].set("m_bIsCordoning", cordoning);
+}
+
+ElementRef MapBuilder::add_selection_set(ElementRef parent, std::string_view name) {
+    const ElementRef set = new_element("CMapSelectionSet");
+    const ElementRef data = doc_.add_element("CObjectSelectionSetDataElement",
+                                             "objectSelectionSetData", ids_.guid());
+    doc_[data].set("selectedObjects", std::vector<ElementRef>{});
+    doc_[set].set("children", std::vector<ElementRef>{});
+    doc_[set].set("selectionSetName", name);
+    doc_[set].set("selectionSetData", data);
+    const ElementRef p = parent.is_null() ? selection_root_ : parent;
+    doc_[p].find("children")->value.get<std::vector<ElementRef>>().push_back(set);
+    return set;
+}
+
+void MapBuilder::select(ElementRef set, ElementRef node) {
+    const ElementRef data = *doc_[set].get<ElementRef>("selectionSetData");
+    doc_[data].find("selectedObjects")->value.get<std::vector<ElementRef>>().push_back(node);
 }
 
 dmx::Document MapBuilder::finish() {

@@ -544,10 +544,10 @@ ElementRef add_data_array(dmx::Document& doc, std::size_t rows,
         std::int32_t index = 0;
         if (colon != std::string::npos) index = std::atoi(s.name.c_str() + colon + 1);
         e.set("name", s.name);
-        e.set("standardAttributeName", semantic);
+        e.set("standardAttributeName", s.standard ? semantic : std::string());
         e.set("semanticName", semantic);
         e.set("semanticIndex", index);
-        e.set("vertexBufferLocation", std::int32_t{0});
+        e.set("vertexBufferLocation", s.buffer_location);
         e.set("dataStateFlags", s.flags);
         e.set("subdivisionBinding", ElementRef::null());
         e.set("data", s.data);

@@ -135,6 +135,10 @@ struct StreamData {
     std::string name;  // "texcoord:0"
     std::int32_t flags = 0;
     dmx::Value data;  // an array with one item per row of its data array
+    // Hammer's own streams repeat the semantic as standardAttributeName and use vertex buffer 0;
+    // paint streams (VertexPaintBlendParams, VertexPaintTintColor) have "" and buffer 1.
+    bool standard = true;
+    std::int32_t buffer_location = 0;
 };
 
 struct MeshData {

@@ -123,6 +123,14 @@ struct EntityData {
     Transform transform;
 };
 
+// A CMapPrefab: another .vmap placed in this one (Source 1's func_instance).
+struct PrefabData {
+    Transform transform;
+    std::string target_map;   // "maps/prefabs/x.vmap", relative to the content root
+    std::string target_name;  // name used to fix up the prefab's entity names
+    bool fixup_names = true;
+};
+
 struct BuildOptions {
     int format_version = 29;
     std::int32_t editor_build = 8600;  // what VRF writes; Hammer upgrades older builds on load
@@ -146,26 +154,32 @@ public:
     // A CMapMesh holding `mesh` under `parent`.
     ElementRef add_mesh(ElementRef parent, const MeshData& mesh, const Transform& t = {});
     ElementRef add_group(ElementRef parent, const Transform& t = {});
+    ElementRef add_prefab(ElementRef parent, const PrefabData& p);
     // Visibility: hide a node (CVisibilityMgr nodes/hiddenFlags).
     void hide(ElementRef node);
     void set_default_camera(const Vec3& position, const Vec3& look_at);
     void add_camera(const Vec3& position, const Vec3& look_at);
     void set_active_camera(std::int32_t index);
     void set_cordoning(bool cordoning);
+    // A named CMapSelectionSet (Hammer's equivalent of a visgroup) under `parent` (null = the
+    // root set), and membership of a node in one.
+    ElementRef add_selection_set(ElementRef parent, std::string_view name);
+    void select(ElementRef set, ElementRef node);
 
     dmx::Document finish();
 
 private:
     ElementRef add_node(std::string_view cls, ElementRef parent, const Transform& t);
-    ElementRef add_entity_parts(ElementRef node,
-                                const std::vector<std::pair<std::string, std::string>>& props,
-                                const std::vector<EntityData::Output>& outputs);
+    // relayPlugData, connectionsData and (unless `props` is null) entity_properties.
+    void add_entity_parts(ElementRef node,
+                          const std::vector<std::pair<std::string, std::string>>* props,
+                          const std::vector<EntityData::Output>& outputs);
     ElementRef new_element(std::string_view cls);
 
     dmx::Document doc_;
     IdSource ids_;
     BuildOptions opt_;
-    ElementRef world_, visibility_, cameras_, default_camera_;
+    ElementRef world_, visibility_, cameras_, default_camera_, selection_root_;
     std::int32_t next_node_id_ = 2;
     std::vector<std::string> materials_;  // map_asset_references, first use first
     std::unordered_set<std::string> material_set_;
