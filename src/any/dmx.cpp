@@ -18,8 +18,7 @@ Json dmx_info(const dmx::Document& doc) {
             continue;
         }
         ++elements;
-        if (static_cast<std::int32_t>(i) != doc.prefix.index)
-            attributes += e.attributes.size();
+        if (static_cast<std::int32_t>(i) != doc.prefix.index) attributes += e.attributes.size();
     }
     Json j;
     j["format"] = "dmx";
@@ -39,7 +38,7 @@ Json dmx_info(const dmx::Document& doc) {
 namespace {
 
 class DmxDocument final : public Document {
-  public:
+public:
     DmxDocument(dmx::Document doc, Blob source)
         : doc_(std::move(doc)), source_(std::move(source)) {}
 
@@ -65,20 +64,20 @@ class DmxDocument final : public Document {
     const dmx::Document& doc() const { return doc_; }
     dmx::WriteOptions write_options;
 
-  private:
+private:
     dmx::Document doc_;
     Blob source_;
 };
 
 class ConvertedDmx final : public Document {
-  public:
+public:
     ConvertedDmx(dmx::Document doc, dmx::WriteOptions wo) : doc_(std::move(doc)), wo_(wo) {}
     std::string_view format() const override { return "dmx"; }
     Json info() const override { return dmx_info(doc_); }
     Result<Bytes> write() const override { return dmx::write(doc_, wo_); }
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
-  private:
+private:
     dmx::Document doc_;
     dmx::WriteOptions wo_;
 };

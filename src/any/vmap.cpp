@@ -14,7 +14,7 @@ namespace lk {
 namespace {
 
 class VmapDocument final : public Document {
-  public:
+public:
     // `map_` points into `doc_`: the document is heap-allocated and never moved after this.
     VmapDocument(dmx::Document doc, Blob source)
         : doc_(std::move(doc)), source_(std::move(source)) {}
@@ -70,9 +70,9 @@ class VmapDocument final : public Document {
                 continue;
             }
             for (const vmap::MeshProblem& p : r.problems) {
-                out.add(Diagnostic::error("vmap.invalid-mesh",
-                                          fmt::format("mesh {}: {}: {}", r.node_id, p.invariant,
-                                                      p.detail))
+                out.add(Diagnostic::error(
+                            "vmap.invalid-mesh",
+                            fmt::format("mesh {}: {}: {}", r.node_id, p.invariant, p.detail))
                             .with_path(path));
             }
         }
@@ -81,7 +81,7 @@ class VmapDocument final : public Document {
     const dmx::Document& doc() const { return doc_; }
     const vmap::Map& map() const { return map_; }
 
-  private:
+private:
     dmx::Document doc_;
     Blob source_;
     vmap::Map map_;
@@ -89,7 +89,7 @@ class VmapDocument final : public Document {
 
 // A vmap built by a converter (no source bytes).
 class ConvertedVmap final : public Document {
-  public:
+public:
     explicit ConvertedVmap(dmx::Document doc) : doc_(std::move(doc)) {}
     std::string_view format() const override { return "vmap"; }
     Json info() const override {
@@ -100,7 +100,7 @@ class ConvertedVmap final : public Document {
     Result<Bytes> write() const override { return dmx::write(doc_); }
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
-  private:
+private:
     dmx::Document doc_;
 };
 
@@ -182,7 +182,7 @@ Result<ConvertResult> vmf_to_vmap(const Document& in, const ConvertOptions& opt,
     report["displacements"] = r.displacements;
     report["entities"] = r.entities;
     report["outputs"] = r.outputs;
-    report["outputs_skipped"] = r.outputs_skipped;
+    report["outputs_unparsed"] = r.outputs_unparsed;
     report["prefabs"] = r.prefabs;
     report["groups"] = r.groups;
     report["hidden"] = r.hidden;
@@ -235,9 +235,8 @@ const ConverterHandler vmf_to_vmap{
     "Source 1 map to Source 2 Hammer (--encoding, --collapse-instances, --set "
     "vmap.texture_size=N)",
     &lk::vmf_to_vmap};
-const ConverterHandler vmap_to_vmf{"vmap", "vmf",
-                                   "closed convex meshes to brushes, entities and outputs",
-                                   &lk::vmap_to_vmf};
+const ConverterHandler vmap_to_vmf{
+    "vmap", "vmf", "closed convex meshes to brushes, entities and outputs", &lk::vmap_to_vmf};
 
 }  // namespace handlers
 

@@ -53,7 +53,7 @@ struct FaceTexture {
 };
 
 class VmapWriter {
-  public:
+public:
     VmapWriter(const scene::Scene& s, Diagnostics& diags, const SceneToVmapOptions& opt,
                SceneToVmapReport& report)
         : s_(s), diags_(diags), opt_(opt), r_(report), b_(opt.seed, opt.build) {}
@@ -69,9 +69,8 @@ class VmapWriter {
         for (const scene::Mesh& m : s_.world.meshes) add_scene_mesh(parent_of(m.editor), m);
         for (const scene::Entity& e : s_.entities) add_entity(e);
         if (!s_.cameras.empty()) {
-            const auto active = s_.active_camera >= 0 &&
-                                        static_cast<std::size_t>(s_.active_camera) <
-                                            s_.cameras.size()
+            const auto active = s_.active_camera >= 0 && static_cast<std::size_t>(
+                                                             s_.active_camera) < s_.cameras.size()
                                     ? static_cast<std::size_t>(s_.active_camera)
                                     : 0;
             b_.set_default_camera(s_.cameras[active].position, s_.cameras[active].look);
@@ -84,7 +83,7 @@ class VmapWriter {
         return b_.finish();
     }
 
-  private:
+private:
     // --- organisation ---
 
     void add_visgroup(ElementRef parent, const scene::Visgroup& g) {
@@ -199,8 +198,7 @@ class VmapWriter {
             s.buffer_location = 1;
             m.face_vertex_streams.push_back(std::move(s));
         }
-        m.edge_streams.push_back(
-            {"flags:0", 3, std::vector<std::int32_t>(topo.edge_count(), 0)});
+        m.edge_streams.push_back({"flags:0", 3, std::vector<std::int32_t>(topo.edge_count(), 0)});
         m.face_streams.push_back({"textureScale:0", 0, std::move(scale)});
         m.face_streams.push_back({"textureAxisU:0", 0, std::move(axis_u)});
         m.face_streams.push_back({"textureAxisV:0", 0, std::move(axis_v)});
@@ -289,8 +287,8 @@ class VmapWriter {
             if (poly.face_begin.empty()) poly.face_begin.push_back(0);
             poly.face_begin.push_back(static_cast<std::uint32_t>(poly.corners.size()));
             const scene::BrushSide& sd = br.sides[i];
-            faces.push_back({material_index(materials, sd.material), &sd.u, &sd.v,
-                             sd.plane.normal});
+            faces.push_back(
+                {material_index(materials, sd.material), &sd.u, &sd.v, sd.plane.normal});
         }
         auto topo = vmap::build_topology(poly);
         if (!topo) return skip_brush(br, topo.error().message);
@@ -321,8 +319,8 @@ class VmapWriter {
             side.disp->normals = d.normals;
             side.disp->distances = d.distances;
             side.disp->offsets = d.offsets;
-            auto grid = d.power >= 2 && d.power <= 4 ? vmf::displacement_grid(side, face)
-                                                     : std::nullopt;
+            auto grid =
+                d.power >= 2 && d.power <= 4 ? vmf::displacement_grid(side, face) : std::nullopt;
             if (!grid) {
                 skip_brush(br, fmt::format("side {} has an unusable displacement", sd.id));
                 continue;
@@ -336,9 +334,9 @@ class VmapWriter {
             // Orientation from the flat grid: Hammer wants counter-clockwise around the face's
             // outward normal.
             const auto& t0 = tris.front();
-            const bool flip = dot(cross((*flat)[t0[1]] - (*flat)[t0[0]],
-                                        (*flat)[t0[2]] - (*flat)[t0[0]]),
-                                  sd.plane.normal) < 0;
+            const bool flip =
+                dot(cross((*flat)[t0[1]] - (*flat)[t0[0]], (*flat)[t0[2]] - (*flat)[t0[0]]),
+                    sd.plane.normal) < 0;
             vmap::Polygons poly;
             poly.positions = std::move(*grid);
             poly.face_begin.push_back(0);
@@ -394,8 +392,8 @@ class VmapWriter {
         if (!topo) {
             ++r_.brushes_skipped;
             diags_.add(Diagnostic::warning(
-                "convert.mesh-skipped", fmt::format("mesh {} not converted: {}", m.id,
-                                                    topo.error().message)));
+                "convert.mesh-skipped",
+                fmt::format("mesh {} not converted: {}", m.id, topo.error().message)));
             return;
         }
         emit(parent, mesh_data(poly, std::move(topo).value(), faces, materials, uv_points, nullptr),
@@ -450,17 +448,20 @@ class VmapWriter {
             d.properties.emplace_back(kv.key, kv.value);
         }
         for (const scene::Output& o : e.outputs) {
+            ++r_.outputs;
             if (o.unparsed) {
-                ++r_.outputs_skipped;
+                // Kept whole in targetName so the text survives for a mapper to fix.
+                ++r_.outputs_unparsed;
                 diags_.add(Diagnostic::warning(
-                    "convert.output-skipped",
-                    fmt::format("entity {} ({}): output '{}' has no target/input fields: '{}'",
+                    "convert.output-unparsed",
+                    fmt::format("entity {} ({}): output '{}' has no target/input fields; its "
+                                "text '{}' is kept as the target name",
                                 e.id, cls, o.output, *o.unparsed)));
+                d.outputs.push_back({o.output, *o.unparsed, {}, {}, 0.0f, -1});
                 continue;
             }
-            d.outputs.push_back({o.output, o.target, o.input, o.param,
-                                 static_cast<float>(o.delay), o.times});
-            ++r_.outputs;
+            d.outputs.push_back(
+                {o.output, o.target, o.input, o.param, static_cast<float>(o.delay), o.times});
         }
         const ElementRef n = b_.add_entity(parent_of(e.editor), d);
         ++r_.entities;
@@ -532,7 +533,8 @@ std::optional<scene::Mesh> read_mesh(const vmap::Map& map, ElementRef node,
         face.first = static_cast<std::uint32_t>(out.face_vertices.size());
         face.count = static_cast<std::uint32_t>(corners.size());
         const auto row = static_cast<std::size_t>(m.face_data[f]);
-        face.material = row < mat.size() && mat[row] >= 0 ? static_cast<std::uint32_t>(mat[row]) : 0;
+        face.material =
+            row < mat.size() && mat[row] >= 0 ? static_cast<std::uint32_t>(mat[row]) : 0;
         face.u = axis_of(axis_u, scales, row, 0);
         face.v = axis_of(axis_v, scales, row, 1);
         // Axes and shifts are defined in world space; a rotated or moved node carries them along.
@@ -546,7 +548,8 @@ std::optional<scene::Mesh> read_mesh(const vmap::Map& map, ElementRef node,
         out.faces.push_back(face);
         for (const vmap::Corner& c : corners) {
             out.face_vertices.push_back(static_cast<std::uint32_t>(c.vertex));
-            const auto r = static_cast<std::size_t>(m.edge_vertex_data[static_cast<std::size_t>(c.half_edge)]);
+            const auto r =
+                static_cast<std::size_t>(m.edge_vertex_data[static_cast<std::size_t>(c.half_edge)]);
             const dmx::Vector2 tc = r < uv.size() ? uv[r] : dmx::Vector2{};
             out.uvs.push_back({tc.x, tc.y});
         }
@@ -562,13 +565,15 @@ scene::Scene vmap_to_scene(const vmap::Map& map, Diagnostics& diags, VmapToScene
     VmapToSceneReport& r = report ? *report : local;
     scene::Scene s;
     s.source_format = "vmap";
-    for (const auto& [k, v] : map.properties(map.world)) s.world.keys.push_back({std::string(k), std::string(v)});
+    for (const auto& [k, v] : map.properties(map.world))
+        s.world.keys.push_back({std::string(k), std::string(v)});
     if (s.world.classname().empty()) s.world.set("classname", "worldspawn");
     // Map node index -> scene entity (-1 = world).
     std::vector<std::int32_t> owner(map.nodes.size(), -1);
     for (std::size_t i = 0; i < map.nodes.size(); ++i) {
         const vmap::Node& n = map.nodes[i];
-        const std::int32_t parent_owner = n.parent >= 0 ? owner[static_cast<std::size_t>(n.parent)] : -1;
+        const std::int32_t parent_owner =
+            n.parent >= 0 ? owner[static_cast<std::size_t>(n.parent)] : -1;
         owner[i] = parent_owner;
         if (n.kind == vmap::NodeKind::entity || n.kind == vmap::NodeKind::prefab) {
             scene::Entity e;
@@ -600,7 +605,8 @@ scene::Scene vmap_to_scene(const vmap::Map& map, Diagnostics& diags, VmapToScene
                 if (const auto* tn = p.get<std::string>("targetName"); tn && !tn->empty())
                     e.keys.push_back({"targetname", *tn});
                 e.keys.push_back({"file", file});
-                e.keys.push_back({"fixup_style", p.get_or<bool>("fixupEntityNames", true) ? "0" : "2"});
+                e.keys.push_back(
+                    {"fixup_style", p.get_or<bool>("fixupEntityNames", true) ? "0" : "2"});
                 ++r.prefabs;
             }
             e.set("origin", vec_text(t.origin));
@@ -610,18 +616,23 @@ scene::Scene vmap_to_scene(const vmap::Map& map, Diagnostics& diags, VmapToScene
         } else if (n.kind == vmap::NodeKind::mesh) {
             ++r.meshes;
             const ElementRef md = map.mesh_data(n.element);
-            auto view = md.is_null() ? Result<vmap::MeshView>(Diagnostic::error("vmap.no-mesh", "no meshData"))
-                                     : vmap::view_mesh(map.doc(), md);
+            auto view =
+                md.is_null()
+                    ? Result<vmap::MeshView>(Diagnostic::error("vmap.no-mesh", "no meshData"))
+                    : vmap::view_mesh(map.doc(), md);
             std::optional<scene::Mesh> mesh;
-            if (view && vmap::validate_mesh(*view, 1).empty()) mesh = read_mesh(map, n.element, *view);
+            if (view && vmap::validate_mesh(*view, 1).empty())
+                mesh = read_mesh(map, n.element, *view);
             if (!mesh) {
                 r.unreadable_meshes.push_back(map.node_id(n.element));
-                diags.add(Diagnostic::warning("convert.mesh-unreadable",
-                                              fmt::format("mesh node {} has invalid topology and was skipped",
-                                                          map.node_id(n.element))));
+                diags.add(Diagnostic::warning(
+                    "convert.mesh-unreadable",
+                    fmt::format("mesh node {} has invalid topology and was skipped",
+                                map.node_id(n.element))));
                 continue;
             }
-            scene::Entity& holder = owner[i] >= 0 ? s.entities[static_cast<std::size_t>(owner[i])] : s.world;
+            scene::Entity& holder =
+                owner[i] >= 0 ? s.entities[static_cast<std::size_t>(owner[i])] : s.world;
             holder.meshes.push_back(std::move(*mesh));
         }
     }
@@ -633,7 +644,8 @@ scene::Scene vmap_to_scene(const vmap::Map& map, Diagnostics& diags, VmapToScene
                 if (!e) continue;
                 const auto* p = e->get<dmx::Vector3>("position");
                 const auto* l = e->get<dmx::Vector3>("lookat");
-                s.cameras.push_back({p ? Vec3{p->x, p->y, p->z} : Vec3{}, l ? Vec3{l->x, l->y, l->z} : Vec3{}});
+                s.cameras.push_back(
+                    {p ? Vec3{p->x, p->y, p->z} : Vec3{}, l ? Vec3{l->x, l->y, l->z} : Vec3{}});
             }
         }
         s.active_camera = cams->get_or<std::int32_t>("activecamera", -1);

@@ -167,7 +167,8 @@ std::optional<scene::Brush> mesh_to_brush(const scene::Mesh& m, double eps) {
     // Closed and consistently oriented: each directed edge once, its reverse once.
     std::unordered_map<std::uint64_t, int> edges;
     for (const scene::Mesh::Face& f : m.faces) {
-        if (f.count < 3 || std::size_t{f.first} + f.count > m.face_vertices.size()) return std::nullopt;
+        if (f.count < 3 || std::size_t{f.first} + f.count > m.face_vertices.size())
+            return std::nullopt;
         for (std::uint32_t i = 0; i < f.count; ++i) {
             const std::uint32_t a = m.face_vertices[f.first + i];
             const std::uint32_t b = m.face_vertices[f.first + (i + 1) % f.count];
@@ -185,7 +186,8 @@ std::optional<scene::Brush> mesh_to_brush(const scene::Mesh& m, double eps) {
     for (const scene::Mesh::Face& f : m.faces) {
         poly.clear();
         // Hammer's counter-clockwise loop reversed into VBSP's winding.
-        for (std::uint32_t i = f.count; i-- > 0;) poly.push_back(m.positions[m.face_vertices[f.first + i]]);
+        for (std::uint32_t i = f.count; i-- > 0;)
+            poly.push_back(m.positions[m.face_vertices[f.first + i]]);
         const auto pts = plane_points_on_face(poly);
         if (!pts) return std::nullopt;
         const auto plane = Plane::from_points((*pts)[0], (*pts)[1], (*pts)[2]);

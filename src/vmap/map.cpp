@@ -236,8 +236,7 @@ MapBuilder::MapBuilder(std::uint64_t seed, const BuildOptions& opt) : ids_(seed)
 
     world_ = add_node("CMapWorld", ElementRef::null(), {});
     doc_[world_].set("nodeID", std::int32_t{1});
-    const std::vector<std::pair<std::string, std::string>> world_props{
-        {"classname", "worldspawn"}};
+    const std::vector<std::pair<std::string, std::string>> world_props{{"classname", "worldspawn"}};
     add_entity_parts(world_, &world_props, {});
     doc_[world_].set("nextDecalID", std::int32_t{0});
     doc_[world_].set("fixupEntityNames", true);
@@ -425,8 +424,8 @@ void MapBuilder::set_cordoning(bool cordoning) {
 
 ElementRef MapBuilder::add_selection_set(ElementRef parent, std::string_view name) {
     const ElementRef set = new_element("CMapSelectionSet");
-    const ElementRef data = doc_.add_element("CObjectSelectionSetDataElement",
-                                             "objectSelectionSetData", ids_.guid());
+    const ElementRef data =
+        doc_.add_element("CObjectSelectionSetDataElement", "objectSelectionSetData", ids_.guid());
     doc_[data].set("selectedObjects", std::vector<ElementRef>{});
     doc_[set].set("children", std::vector<ElementRef>{});
     doc_[set].set("selectionSetName", name);

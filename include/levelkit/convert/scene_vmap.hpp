@@ -14,6 +14,7 @@
 // face streams), entities with their properties, node transform and outputs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,7 +46,8 @@ struct SceneToVmapOptions {
 struct SceneToVmapReport {
     std::size_t meshes = 0, faces = 0, brushes = 0, displacements = 0;
     std::size_t brushes_skipped = 0;  // invalid brushes (no closed polyhedron)
-    std::size_t entities = 0, outputs = 0, outputs_skipped = 0, prefabs = 0, groups = 0;
+    std::size_t entities = 0, outputs = 0, prefabs = 0, groups = 0;
+    std::size_t outputs_unparsed = 0;  // written with their whole text as the target name
     std::size_t hidden = 0, cameras = 0;
     std::size_t visgroups_dropped = 0, cordon_boxes_dropped = 0, instance_variables_dropped = 0;
 };

@@ -33,7 +33,7 @@ struct SceneToVmfReport {
     std::size_t meshes_as_brushes = 0;           // closed convex meshes written as solids
     std::size_t meshes_skipped = 0;              // other meshes have no VMF form
     std::vector<std::int64_t> skipped_mesh_ids;
-    std::size_t outputs_unparsed = 0;            // written back as their original text
+    std::size_t outputs_unparsed = 0;  // written back as their original text
 };
 
 // A complete Hammer-loadable map: versioninfo, visgroups, viewsettings, world, entities,
