@@ -18,6 +18,7 @@ extern const FormatHandler vmap_format;
 extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler dmx_to_dmx;
 extern const ConverterHandler vmap_to_vmap;
+extern const ConverterHandler vmap_to_dmx;
 extern const ConverterHandler vmf_to_vmap;
 extern const ConverterHandler vmap_to_vmf;
 

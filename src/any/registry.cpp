@@ -21,6 +21,7 @@ const std::vector<const ConverterHandler*>& all_converters() {
         &handlers::vmf_to_vmf_converter,
         &handlers::dmx_to_dmx,
         &handlers::vmap_to_vmap,
+        &handlers::vmap_to_dmx,
         &handlers::vmf_to_vmap,
         &handlers::vmap_to_vmf,
     };
