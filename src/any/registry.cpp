@@ -18,12 +18,8 @@ const std::vector<const FormatHandler*>& all_formats() {
 const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
         // One line per (from, to) pair.
-        &handlers::vmf_to_vmf_converter,
-        &handlers::dmx_to_dmx,
-        &handlers::vmap_to_vmap,
-        &handlers::vmap_to_dmx,
-        &handlers::vmf_to_vmap,
-        &handlers::vmap_to_vmf,
+        &handlers::vmf_to_vmf_converter, &handlers::dmx_to_dmx,  &handlers::vmap_to_vmap,
+        &handlers::vmap_to_dmx,          &handlers::vmf_to_vmap, &handlers::vmap_to_vmf,
     };
     return list;
 }

@@ -230,9 +230,8 @@ const FormatHandler vmap_format{
 
 const ConverterHandler vmap_to_vmap{
     "vmap", "vmap", "re-encode a vmap (--encoding binary:9 / keyvalues2:4)", &lk::vmap_to_vmap};
-const ConverterHandler vmap_to_dmx{"vmap", "dmx",
-                                   "re-encode a vmap as a .dmx file (--encoding, --format)",
-                                   &lk::vmap_to_vmap};
+const ConverterHandler vmap_to_dmx{
+    "vmap", "dmx", "re-encode a vmap as a .dmx file (--encoding, --format)", &lk::vmap_to_vmap};
 const ConverterHandler vmf_to_vmap{
     "vmf", "vmap",
     "Source 1 map to Source 2 Hammer (--encoding, --collapse-instances, --set "

@@ -57,6 +57,17 @@ Vec3 vec(const dmx::Element& e, std::string_view attr, Vec3 fallback) {
     return fallback;
 }
 
+// Every datamodel element has a "name" attribute, held as the element name (binary stores it in
+// the element index, keyvalues2 as "name"), so an entity key "name" lives there.
+void set_property(dmx::Element& props, std::string_view key, std::string_view value) {
+    if (key == "name") {
+        props.name = value;
+    } else {
+        // Attribute names are unique within an element; a repeated key keeps its last value.
+        props.set(key, value);
+    }
+}
+
 dmx::Vector3 to_dmx(const Vec3& v) {
     return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
 }
@@ -140,7 +151,8 @@ std::vector<std::pair<std::string_view, std::string_view>> Map::properties(Eleme
     const auto* r = e ? e->get<ElementRef>("entity_properties") : nullptr;
     const dmx::Element* p = r ? doc_->get(*r) : nullptr;
     if (!p) return out;
-    out.reserve(p->attributes.size());
+    out.reserve(p->attributes.size() + 1);
+    if (!p->name.empty()) out.emplace_back("name", p->name);
     for (const dmx::Attribute& a : p->attributes) {
         if (const auto* s = a.value.get_if<std::string>()) out.emplace_back(a.name.str(), *s);
     }
@@ -151,6 +163,7 @@ std::string_view Map::property(ElementRef node, std::string_view key) const {
     const dmx::Element* e = doc_->get(node);
     const auto* r = e ? e->get<ElementRef>("entity_properties") : nullptr;
     const dmx::Element* p = r ? doc_->get(*r) : nullptr;
+    if (p && key == "name") return p->name;
     const auto* s = p ? p->get<std::string>(key) : nullptr;
     return s ? std::string_view(*s) : std::string_view();
 }
@@ -214,7 +227,8 @@ MapBuilder::MapBuilder(std::uint64_t seed, const BuildOptions& opt) : ids_(seed)
     doc_.header.format_version = opt.format_version;
 
     // The order and content follow a Hammer-saved empty vmap 29 (s1i_empty_vmap29.vmap.txt).
-    doc_.prefix = doc_.add_element("$prefix_element$", {}, ids_.guid());
+    // The datamodel class of the prefix element (kv2 spells it "$prefix_element$").
+    doc_.prefix = doc_.add_element("DmElement", {}, ids_.guid());
     const ElementRef root = new_element("CMapRootElement");
     doc_.root = root;
     doc_[root].set("isprefab", false);
@@ -320,10 +334,7 @@ void MapBuilder::add_entity_parts(ElementRef node,
     doc_[node].set("connectionsData", std::move(conns));
     if (!props) return;
     const ElementRef p = new_element("EditGameClassProps");
-    for (const auto& [k, v] : *props) {
-        // Attribute names are unique within an element; a repeated key keeps its last value.
-        doc_[p].set(k, v);
-    }
+    for (const auto& [k, v] : *props) set_property(doc_[p], k, v);
     doc_[node].set("entity_properties", p);
 }
 
@@ -331,7 +342,7 @@ void MapBuilder::set_world_properties(
     const std::vector<std::pair<std::string, std::string>>& props) {
     const ElementRef p = *doc_[world_].get<ElementRef>("entity_properties");
     dmx::Element& e = doc_[p];
-    for (const auto& [k, v] : props) e.set(k, v);
+    for (const auto& [k, v] : props) set_property(e, k, v);
     if (!e.has("classname")) e.set("classname", "worldspawn");
 }
 

@@ -49,7 +49,7 @@ Result<DataArrayView> data_array(const dmx::Document& doc, const dmx::Element& m
         if (!s || s->type != "CDmePolygonMeshDataStream") continue;
         StreamView sv;
         sv.element = r;
-        if (const auto* n = s->get<std::string>("name")) sv.name = *n;
+        sv.name = s->name;  // the element name ("texcoord:0"), not an attribute
         sv.flags = s->get_or<std::int32_t>("dataStateFlags", 0);
         if (const dmx::Attribute* d = s->find("data"); d && d->value.is_array())
             sv.data = &d->value;
@@ -537,13 +537,12 @@ ElementRef add_data_array(dmx::Document& doc, std::size_t rows,
     std::vector<ElementRef> refs;
     refs.reserve(streams.size());
     for (const StreamData& s : streams) {
-        const ElementRef r = doc.add_element("CDmePolygonMeshDataStream", {}, ids.guid());
+        const ElementRef r = doc.add_element("CDmePolygonMeshDataStream", s.name, ids.guid());
         dmx::Element& e = doc[r];
         const auto colon = s.name.rfind(':');
         const std::string semantic = s.name.substr(0, colon);
         std::int32_t index = 0;
         if (colon != std::string::npos) index = std::atoi(s.name.c_str() + colon + 1);
-        e.set("name", s.name);
         e.set("standardAttributeName", s.standard ? semantic : std::string());
         e.set("semanticName", semantic);
         e.set("semanticIndex", index);

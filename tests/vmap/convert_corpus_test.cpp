@@ -4,6 +4,9 @@
 // materials; every element class and attribute written appears in a Hammer-saved corpus vmap.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -200,17 +203,56 @@ PlaneSet planes_of(const vmf::Solid& s, const BrushPolygons& polys) {
     return out;
 }
 
+// Element classes and, per class, attribute names found in Hammer-saved corpus vmaps (the
+// hand-written dmnet_vmaptest1_kv2.dmx is not one).
+struct HammerNames {
+    std::map<std::string, std::set<std::string>, std::less<>> attrs;
+
+    HammerNames() {
+        for (const auto& f : test::corpus_files("dmx", {".vmap", ".vmap.txt"})) {
+            auto blob = Blob::map_file(f);
+            if (!blob) continue;
+            auto doc = dmx::read(blob->bytes());
+            if (!doc || doc->header.format != "vmap") continue;
+            for (const dmx::Element& e : doc->elements()) {
+                auto& set = attrs[std::string(e.type.str())];
+                for (const dmx::Attribute& a : e.attributes) set.insert(std::string(a.name.str()));
+            }
+        }
+    }
+
+    // "" if every class/attribute of `doc` is known, else the first unknown one. The attributes
+    // of EditGameClassProps are the entities' keyvalues (game data, not schema).
+    std::string unknown(const dmx::Document& doc) const {
+        for (const dmx::Element& e : doc.elements()) {
+            auto it = attrs.find(e.type.str());
+            if (it == attrs.end()) return std::string(e.type.str());
+            if (e.type == "EditGameClassProps") continue;
+            for (const dmx::Attribute& a : e.attributes) {
+                if (!it->second.count(std::string(a.name.str())))
+                    return fmt::format("{}.{}", e.type.str(), a.name.str());
+            }
+        }
+        return {};
+    }
+};
+
 TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
     LK_REQUIRE_CORPUS();
     const auto files = vmf_files();
     ASSERT_FALSE(files.empty());
     Figures f;
+    const HammerNames hammer;
+    ASSERT_FALSE(hammer.attrs.empty());
+    std::set<std::string> classes_written;
+    std::size_t names_ok = 0, reread_bin = 0, reread_kv2 = 0;
     std::size_t rt_maps = 0, rt_brushes = 0, rt_matched = 0, rt_planes = 0, rt_planes_ok = 0,
                 rt_materials_ok = 0;
     for (const auto& path : files) {
         const std::string name = path.filename().string();
         auto blob = Blob::map_file(path);
         ASSERT_TRUE(blob.ok());
+        const std::size_t blob_size = blob->bytes().size();
         auto doc = vmf::Document::read(std::move(blob).value());
         if (!doc) {
             // Not every corpus file is a VMF the reader accepts; the VMF tests cover those.
@@ -224,6 +266,31 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
         const dmx::Document out = convert::scene_to_vmap(s, diags, {}, &rep);
         auto map = vmap::Map::open(out);
         ASSERT_TRUE(map.ok()) << name;
+        const std::string unknown = hammer.unknown(out);
+        EXPECT_EQ(unknown, "") << name << ": not in any Hammer-saved vmap";
+        names_ok += unknown.empty();
+        for (const dmx::Element& e : out.elements())
+            classes_written.insert(std::string(e.type.str()));
+        // The written bytes read back to the same datamodel: binary 9 always, keyvalues2 4 for
+        // the smaller maps (the text is 3x the size).
+        {
+            auto bytes = dmx::write(out);
+            ASSERT_TRUE(bytes.ok()) << name;
+            auto again = dmx::read(*bytes);
+            ASSERT_TRUE(again.ok()) << name << ": " << again.error().to_string();
+            EXPECT_EQ(dmx::compare_graphs(out, *again), std::nullopt) << name;
+            ++reread_bin;
+            if (blob_size < (1u << 20)) {
+                dmx::Document text = out.clone();
+                ASSERT_TRUE(dmx::convert(text, {"keyvalues2", 4}).ok());
+                auto kv2 = dmx::write(text);
+                ASSERT_TRUE(kv2.ok()) << name;
+                auto back = dmx::read(*kv2);
+                ASSERT_TRUE(back.ok()) << name << ": " << back.error().to_string();
+                EXPECT_EQ(dmx::compare_graphs(out, *back), std::nullopt) << name;
+                ++reread_kv2;
+            }
+        }
         f.invalid_meshes += vmap::validate_meshes(*map).size();
         f.meshes += map->meshes.size();
 
@@ -338,6 +405,11 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
         "[vmf->vmap->vmf] %zu maps without displacements: %zu/%zu brushes back, planes "
         "%zu/%zu within 0.01, materials %zu/%zu\n",
         rt_maps, rt_matched, rt_brushes, rt_planes_ok, rt_planes, rt_materials_ok, rt_planes);
+    std::printf(
+        "[vmf->vmap] written class/attribute names all in Hammer-saved vmaps: %zu/%zu "
+        "maps (%zu classes: %s); re-read: binary 9 %zu, keyvalues2 4 %zu\n",
+        names_ok, f.files, classes_written.size(),
+        fmt::format("{}", fmt::join(classes_written, " ")).c_str(), reread_bin, reread_kv2);
 }
 
 }  // namespace
