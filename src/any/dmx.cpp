@@ -9,41 +9,42 @@
 
 namespace lk {
 
+Json dmx_info(const dmx::Document& doc) {
+    std::size_t elements = 0, externals = 0, attributes = 0;
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        const dmx::Element& e = doc.elements()[i];
+        if (e.external()) {
+            ++externals;
+            continue;
+        }
+        ++elements;
+        if (static_cast<std::int32_t>(i) != doc.prefix.index) attributes += e.attributes.size();
+    }
+    Json j;
+    j["format"] = "dmx";
+    j["encoding"] = doc.header.encoding;
+    j["encoding_version"] = doc.header.encoding_version;
+    j["format_name"] = doc.header.format;
+    j["format_version"] = doc.header.format_version;
+    j["elements"] = elements;
+    j["attributes"] = attributes;
+    j["prefix_attributes"] = doc.prefix_attributes().size();
+    if (externals) j["external_elements"] = externals;
+    if (const dmx::Element* root = doc.get(doc.root)) j["root_class"] = root->type.str();
+    if (doc.container.gzip) j["compression"] = "gzip";
+    return j;
+}
+
 namespace {
 
 class DmxDocument final : public Document {
-  public:
+public:
     DmxDocument(dmx::Document doc, Blob source)
         : doc_(std::move(doc)), source_(std::move(source)) {}
 
     std::string_view format() const override { return "dmx"; }
 
-    Json info() const override {
-        std::size_t elements = 0, externals = 0, attributes = 0;
-        for (std::size_t i = 0; i < doc_.size(); ++i) {
-            const dmx::Element& e = doc_.elements()[i];
-            if (e.external()) {
-                ++externals;
-                continue;
-            }
-            ++elements;
-            if (static_cast<std::int32_t>(i) != doc_.prefix.index)
-                attributes += e.attributes.size();
-        }
-        Json j;
-        j["format"] = "dmx";
-        j["encoding"] = doc_.header.encoding;
-        j["encoding_version"] = doc_.header.encoding_version;
-        j["format_name"] = doc_.header.format;
-        j["format_version"] = doc_.header.format_version;
-        j["elements"] = elements;
-        j["attributes"] = attributes;
-        j["prefix_attributes"] = doc_.prefix_attributes().size();
-        if (externals) j["external_elements"] = externals;
-        if (const dmx::Element* root = doc_.get(doc_.root)) j["root_class"] = root->type.str();
-        if (doc_.container.gzip) j["compression"] = "gzip";
-        return j;
-    }
+    Json info() const override { return dmx_info(doc_); }
 
     Result<Bytes> write() const override { return dmx::write(doc_); }
 
@@ -63,20 +64,20 @@ class DmxDocument final : public Document {
     const dmx::Document& doc() const { return doc_; }
     dmx::WriteOptions write_options;
 
-  private:
+private:
     dmx::Document doc_;
     Blob source_;
 };
 
 class ConvertedDmx final : public Document {
-  public:
+public:
     ConvertedDmx(dmx::Document doc, dmx::WriteOptions wo) : doc_(std::move(doc)), wo_(wo) {}
     std::string_view format() const override { return "dmx"; }
-    Json info() const override { return DmxDocument(doc_.clone(), Blob()).info(); }
+    Json info() const override { return dmx_info(doc_); }
     Result<Bytes> write() const override { return dmx::write(doc_, wo_); }
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
-  private:
+private:
     dmx::Document doc_;
     dmx::WriteOptions wo_;
 };
@@ -102,7 +103,13 @@ bool flag(const ConvertOptions& opt, const std::string& key) {
 Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Diagnostics&) {
     const auto* src = dynamic_cast<const DmxDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a DMX document");
-    dmx::Document doc = src->doc().clone();
+    return convert_dmx(src->doc(), opt);
+}
+
+}  // namespace
+
+Result<ConvertResult> convert_dmx(const dmx::Document& in, const ConvertOptions& opt) {
+    dmx::Document doc = in.clone();
     dmx::ConvertOptions co;
     co.coerce_integers = flag(opt, "dmx.coerce_integers");
     co.demote_prefix = flag(opt, "dmx.demote_prefix");
@@ -148,14 +155,12 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
     return r;
 }
 
-}  // namespace
-
 namespace handlers {
 
 const FormatHandler dmx_format{
     "dmx",
     "Valve datamodel: DMX models, VMAP maps, PCF particles, vtex (binary 1-9, keyvalues2)",
-    {".dmx", ".vmap", ".pcf", ".vtex", ".dmx.gz", ".dmx.txt", ".vmap.txt", ".pcf.txt"},
+    {".dmx", ".pcf", ".vtex", ".dmx.gz", ".dmx.txt", ".pcf.txt"},
     &sniff,
     &read,
 };

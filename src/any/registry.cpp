@@ -11,6 +11,7 @@ const std::vector<const FormatHandler*>& all_formats() {
         &handlers::vmf,
         &handlers::dmx_format,
         &handlers::bsp,
+        &handlers::vmap_format,
     };
     return list;
 }
@@ -21,6 +22,10 @@ const std::vector<const ConverterHandler*>& all_converters() {
         &handlers::vmf_to_vmf_converter,
         &handlers::dmx_to_dmx,
         &handlers::bsp_to_bsp,
+        &handlers::vmap_to_vmap,
+        &handlers::vmap_to_dmx,
+        &handlers::vmf_to_vmap,
+        &handlers::vmap_to_vmf,
     };
     return list;
 }

@@ -108,6 +108,17 @@ Result<ConvertResult> vmf_to_vmf(const Document& in, const ConvertOptions&, Diag
 
 }  // namespace
 
+const vmf::Document* vmf_source(const Document& doc) {
+    const auto* v = dynamic_cast<const VmfDocument*>(&doc);
+    return v ? &v->vmf() : nullptr;
+}
+
+Result<std::unique_ptr<Document>> make_vmf_document(const vmf::Map& map) {
+    auto out = vmf::Document::read(vmf::write(map));
+    if (!out) return std::move(out).error();
+    return std::unique_ptr<Document>(std::make_unique<VmfDocument>(std::move(out).value()));
+}
+
 namespace handlers {
 
 const FormatHandler vmf{

@@ -1,6 +1,7 @@
 #include "levelkit/convert/vmf_scene.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unordered_map>
 #include <unordered_set>
@@ -158,6 +159,58 @@ std::optional<std::array<Vec3, 3>> plane_points_on_face(std::span<const Vec3> w)
     }
     if (!(best > 1e-9)) return std::nullopt;
     return std::array<Vec3, 3>{w[idx[0]], w[idx[1]], w[idx[2]]};
+}
+
+std::optional<scene::Brush> mesh_to_brush(const scene::Mesh& m, double eps) {
+    const std::size_t nv = m.positions.size();
+    if (m.faces.size() < 4) return std::nullopt;
+    // Closed and consistently oriented: each directed edge once, its reverse once.
+    std::unordered_map<std::uint64_t, int> edges;
+    for (const scene::Mesh::Face& f : m.faces) {
+        if (f.count < 3 || std::size_t{f.first} + f.count > m.face_vertices.size())
+            return std::nullopt;
+        for (std::uint32_t i = 0; i < f.count; ++i) {
+            const std::uint32_t a = m.face_vertices[f.first + i];
+            const std::uint32_t b = m.face_vertices[f.first + (i + 1) % f.count];
+            if (a >= nv || b >= nv) return std::nullopt;
+            if (++edges[(std::uint64_t{a} << 32) | b] > 1) return std::nullopt;
+        }
+    }
+    for (const auto& [k, n] : edges) {
+        if (!edges.count((k << 32) | (k >> 32))) return std::nullopt;
+    }
+    scene::Brush b;
+    b.id = m.id;
+    b.editor = m.editor;
+    std::vector<Vec3> poly;
+    for (const scene::Mesh::Face& f : m.faces) {
+        poly.clear();
+        // Hammer's counter-clockwise loop reversed into VBSP's winding.
+        for (std::uint32_t i = f.count; i-- > 0;)
+            poly.push_back(m.positions[m.face_vertices[f.first + i]]);
+        const auto pts = plane_points_on_face(poly);
+        if (!pts) return std::nullopt;
+        const auto plane = Plane::from_points((*pts)[0], (*pts)[1], (*pts)[2]);
+        if (!plane) return std::nullopt;
+        for (const Vec3& p : poly) {
+            if (std::abs(plane->distance_to(p)) > eps) return std::nullopt;
+        }
+        for (const Vec3& p : m.positions) {
+            if (plane->distance_to(p) > eps) return std::nullopt;
+        }
+        bool dup = false;
+        for (const scene::BrushSide& sd : b.sides) dup |= same_plane(sd.plane, *plane, 1e-6, eps);
+        if (dup) continue;
+        scene::BrushSide sd;
+        sd.plane = *plane;
+        sd.points = *pts;
+        sd.material = f.material < m.materials.size() ? m.materials[f.material] : std::string();
+        sd.u = f.u;
+        sd.v = f.v;
+        b.sides.push_back(std::move(sd));
+    }
+    if (b.sides.size() < 4) return std::nullopt;
+    return b;
 }
 
 std::array<Vec3, 3> plane_points_on_plane(const Plane& plane, const Vec3& near, double size) {
@@ -424,12 +477,25 @@ private:
             out.connections.push_back(std::move(c));
         }
         for (const scene::Brush& b : e.brushes) out.solids.push_back(solid(b));
-        if (!e.meshes.empty()) {
-            report_.meshes_skipped += e.meshes.size();
+        std::vector<std::int64_t> skipped;
+        for (const scene::Mesh& mesh : e.meshes) {
+            if (auto b = mesh_to_brush(mesh)) {
+                ++report_.meshes_as_brushes;
+                b->id = 0;  // mesh node ids are not solid ids; take a fresh one
+                out.solids.push_back(solid(*b));
+            } else {
+                skipped.push_back(mesh.id);
+            }
+        }
+        if (!skipped.empty()) {
+            report_.meshes_skipped += skipped.size();
+            report_.skipped_mesh_ids.insert(report_.skipped_mesh_ids.end(), skipped.begin(),
+                                            skipped.end());
             diags_.add(Diagnostic::warning(
                 "convert.mesh-skipped",
-                fmt::format("{} mesh(es) of entity {} ({}) have no VMF form and were not written",
-                            e.meshes.size(), id, e.classname())));
+                fmt::format("{} mesh(es) of entity {} ({}) are not closed convex polyhedra and "
+                            "have no VMF form: ids {}",
+                            skipped.size(), id, e.classname(), fmt::join(skipped, " "))));
         }
         if (!world) {
             out.editor = editor(e.editor, "220 30 220");

@@ -73,6 +73,9 @@ struct Document::Impl {
 
     // Copies `s` into the arena; returns its encoded offset.
     std::uint32_t store_string(std::string_view s) {
+        // Empty strings are offset 0 (as set_key/set_value store them): the arena may have no
+        // chunk yet.
+        if (s.empty()) return 0;
         if (s.size() > 0xFFFFFFFFu) throw std::length_error("kv: string longer than 4 GiB");
         auto& chunks = store.chunks;
         if (s.size() > chunk_left) {

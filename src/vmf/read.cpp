@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <climits>
 #include <optional>
 #include <span>
 
@@ -164,8 +165,10 @@ private:
                         double rgb[3];
                         ok = nc.number(rgb[0]) && nc.number(rgb[1]) && nc.number(rgb[2]) &&
                              nc.at_end();
+                        // Range first: casting an out-of-range double to int is UB.
                         for (double x : rgb)
-                            ok = ok && x == static_cast<double>(static_cast<int>(x));
+                            ok = ok && x >= INT_MIN && x <= INT_MAX &&
+                                 x == static_cast<double>(static_cast<int>(x));
                         if (ok)
                             e.color = std::array<int, 3>{static_cast<int>(rgb[0]),
                                                          static_cast<int>(rgb[1]),

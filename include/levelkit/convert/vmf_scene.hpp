@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "levelkit/core/diagnostic.hpp"
 #include "levelkit/scene/scene.hpp"
@@ -29,8 +30,10 @@ struct SceneToVmfReport {
     std::size_t solids = 0;
     std::size_t sides_with_computed_points = 0;  // plane points chosen on the face polygon
     std::size_t renumbered_ids = 0;              // zero or duplicate ids given fresh ones
-    std::size_t meshes_skipped = 0;              // meshes have no VMF form
-    std::size_t outputs_unparsed = 0;            // written back as their original text
+    std::size_t meshes_as_brushes = 0;           // closed convex meshes written as solids
+    std::size_t meshes_skipped = 0;              // other meshes have no VMF form
+    std::vector<std::int64_t> skipped_mesh_ids;
+    std::size_t outputs_unparsed = 0;  // written back as their original text
 };
 
 // A complete Hammer-loadable map: versioninfo, visgroups, viewsettings, world, entities,
@@ -39,6 +42,12 @@ struct SceneToVmfReport {
 // Sides without exact points get three points chosen far apart on their real face.
 vmf::Map scene_to_vmf(const scene::Scene& s, Diagnostics& diags, const SceneToVmfOptions& opt = {},
                       SceneToVmfReport* report = nullptr);
+
+// A mesh that is a closed convex polyhedron (every edge shared by two faces in opposite
+// directions, every vertex behind every face plane within `eps`, faces planar within `eps`) as a
+// brush: one side per distinct face plane, with the face's material and texture axes and three
+// plane points on the face. nullopt for any other mesh.
+std::optional<scene::Brush> mesh_to_brush(const scene::Mesh& mesh, double eps = 0.01);
 
 // Three points on a face polygon (wound as Hammer winds faces) that give back its plane by
 // VBSP's rule, chosen to span the face (largest triangle) for precision. nullopt if the polygon

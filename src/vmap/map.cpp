@@ -1,0 +1,459 @@
+#include <fmt/format.h>
+
+#include "levelkit/vmap/vmap.hpp"
+
+namespace lk::vmap {
+
+std::string_view to_string(NodeKind k) {
+    switch (k) {
+        case NodeKind::world:
+            return "world";
+        case NodeKind::entity:
+            return "entity";
+        case NodeKind::mesh:
+            return "mesh";
+        case NodeKind::group:
+            return "group";
+        case NodeKind::instance:
+            return "instance";
+        case NodeKind::prefab:
+            return "prefab";
+        case NodeKind::layer:
+            return "layer";
+        case NodeKind::other:
+            break;
+    }
+    return "other";
+}
+
+NodeKind node_kind(std::string_view cls) {
+    static constexpr std::pair<std::string_view, NodeKind> kinds[] = {
+        {"CMapWorld", NodeKind::world},       {"CMapEntity", NodeKind::entity},
+        {"CMapMesh", NodeKind::mesh},         {"CMapGroup", NodeKind::group},
+        {"CMapInstance", NodeKind::instance}, {"CMapPrefab", NodeKind::prefab},
+        {"CMapWorldLayer", NodeKind::layer}};
+    for (const auto& [name, kind] : kinds) {
+        if (name == cls) return kind;
+    }
+    return NodeKind::other;
+}
+
+Vec3 Transform::apply(const Vec3& local) const {
+    const Vec3 scaled{local.x * scales.x, local.y * scales.y, local.z * scales.z};
+    return origin + angle_matrix(angles) * scaled;
+}
+
+bool Transform::is_identity() const {
+    return origin == Vec3{} && angles == Vec3{} && scales == Vec3{1, 1, 1};
+}
+
+namespace {
+
+Vec3 vec(const dmx::Element& e, std::string_view attr, Vec3 fallback) {
+    const dmx::Attribute* a = e.find(attr);
+    if (!a) return fallback;
+    if (const auto* v = a->value.get_if<dmx::Vector3>()) return {v->x, v->y, v->z};
+    if (const auto* q = a->value.get_if<dmx::QAngle>()) return {q->x, q->y, q->z};
+    return fallback;
+}
+
+// Every datamodel element has a "name" attribute, held as the element name (binary stores it in
+// the element index, keyvalues2 as "name"), so an entity key "name" lives there.
+void set_property(dmx::Element& props, std::string_view key, std::string_view value) {
+    if (key == "name") {
+        props.name = value;
+    } else {
+        // Attribute names are unique within an element; a repeated key keeps its last value.
+        props.set(key, value);
+    }
+}
+
+dmx::Vector3 to_dmx(const Vec3& v) {
+    return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
+}
+
+}  // namespace
+
+Result<Map> Map::open(const dmx::Document& doc) {
+    Map m;
+    m.doc_ = &doc;
+    const dmx::Element* root = doc.get(doc.root);
+    if (!root) return Diagnostic::error("vmap.no-root", "the document has no root element");
+    m.root = doc.root;
+    auto ref = [&](std::string_view attr) {
+        const auto* r = root->get<ElementRef>(attr);
+        return r && doc.valid(*r) ? *r : ElementRef::null();
+    };
+    m.world = ref("world");
+    const dmx::Element* world = doc.get(m.world);
+    if (!world || world->type != "CMapWorld") {
+        return Diagnostic::error("vmap.no-world", "the root's 'world' is not a CMapWorld")
+            .with_path(fmt::format("{}/world", root->type.str()));
+    }
+    // Valve's spelling ("visbility"); the corrected one is accepted too.
+    m.visibility = ref("visbility");
+    if (m.visibility.is_null()) m.visibility = ref("visibility");
+    m.variables = ref("mapVariables");
+    m.selection_sets = ref("rootSelectionSet");
+    m.default_camera = ref("defaultcamera");
+    m.cameras = ref("3dcameras");
+
+    // Depth-first over `children`, each element once (a shared or cyclic child list would
+    // otherwise repeat nodes forever).
+    std::vector<bool> seen(doc.size(), false);
+    struct Item {
+        ElementRef e;
+        std::int32_t parent;
+        std::uint32_t depth;
+    };
+    std::vector<Item> stack{{m.world, -1, 0}};
+    while (!stack.empty()) {
+        const Item it = stack.back();
+        stack.pop_back();
+        if (seen[static_cast<std::size_t>(it.e.index)]) continue;
+        seen[static_cast<std::size_t>(it.e.index)] = true;
+        const dmx::Element& e = doc[it.e];
+        const auto idx = static_cast<std::int32_t>(m.nodes.size());
+        m.nodes.push_back({it.e, node_kind(e.type.str()), it.parent, it.depth});
+        if (m.nodes.back().kind == NodeKind::mesh)
+            m.meshes.push_back(static_cast<std::uint32_t>(idx));
+        if (m.nodes.back().kind == NodeKind::entity)
+            m.entities.push_back(static_cast<std::uint32_t>(idx));
+        if (const auto* ch = e.get<std::vector<ElementRef>>("children")) {
+            for (auto c = ch->rbegin(); c != ch->rend(); ++c) {
+                if (doc.valid(*c) && !doc[*c].external()) stack.push_back({*c, idx, it.depth + 1});
+            }
+        }
+    }
+    return m;
+}
+
+Transform Map::transform(ElementRef node) const {
+    Transform t;
+    if (const dmx::Element* e = doc_->get(node)) {
+        t.origin = vec(*e, "origin", {});
+        t.angles = vec(*e, "angles", {});
+        t.scales = vec(*e, "scales", {1, 1, 1});
+    }
+    return t;
+}
+
+ElementRef Map::mesh_data(ElementRef node) const {
+    const dmx::Element* e = doc_->get(node);
+    const auto* r = e ? e->get<ElementRef>("meshData") : nullptr;
+    const dmx::Element* m = r ? doc_->get(*r) : nullptr;
+    return m && m->type == "CDmePolygonMesh" ? *r : ElementRef::null();
+}
+
+std::vector<std::pair<std::string_view, std::string_view>> Map::properties(ElementRef node) const {
+    std::vector<std::pair<std::string_view, std::string_view>> out;
+    const dmx::Element* e = doc_->get(node);
+    const auto* r = e ? e->get<ElementRef>("entity_properties") : nullptr;
+    const dmx::Element* p = r ? doc_->get(*r) : nullptr;
+    if (!p) return out;
+    out.reserve(p->attributes.size() + 1);
+    if (!p->name.empty()) out.emplace_back("name", p->name);
+    for (const dmx::Attribute& a : p->attributes) {
+        if (const auto* s = a.value.get_if<std::string>()) out.emplace_back(a.name.str(), *s);
+    }
+    return out;
+}
+
+std::string_view Map::property(ElementRef node, std::string_view key) const {
+    const dmx::Element* e = doc_->get(node);
+    const auto* r = e ? e->get<ElementRef>("entity_properties") : nullptr;
+    const dmx::Element* p = r ? doc_->get(*r) : nullptr;
+    if (p && key == "name") return p->name;
+    const auto* s = p ? p->get<std::string>(key) : nullptr;
+    return s ? std::string_view(*s) : std::string_view();
+}
+
+std::vector<Connection> Map::connections(ElementRef node) const {
+    std::vector<Connection> out;
+    const dmx::Element* e = doc_->get(node);
+    const auto* list = e ? e->get<std::vector<ElementRef>>("connectionsData") : nullptr;
+    if (!list) return out;
+    for (ElementRef r : *list) {
+        const dmx::Element* c = doc_->get(r);
+        if (!c || c->external()) continue;
+        Connection k;
+        auto str = [&](std::string_view a) {
+            const auto* s = c->get<std::string>(a);
+            return s ? std::string_view(*s) : std::string_view();
+        };
+        k.output = str("outputName");
+        k.target = str("targetName");
+        k.input = str("inputName");
+        k.param = str("overrideParam");
+        k.delay = c->get_or<float>("delay", 0.0f);
+        k.times = c->get_or<std::int32_t>("timesToFire", -1);
+        k.target_type = c->get_or<std::int32_t>("targetType", 0);
+        out.push_back(k);
+    }
+    return out;
+}
+
+std::int32_t Map::node_id(ElementRef node) const {
+    const dmx::Element* e = doc_->get(node);
+    return e ? e->get_or<std::int32_t>("nodeID", -1) : -1;
+}
+
+std::vector<MeshReport> validate_meshes(const Map& map, std::size_t max_problems) {
+    std::vector<MeshReport> out;
+    for (std::uint32_t i : map.meshes) {
+        const ElementRef node = map.nodes[i].element;
+        MeshReport r;
+        r.node = i;
+        r.node_id = map.node_id(node);
+        const ElementRef md = map.mesh_data(node);
+        if (md.is_null()) {
+            r.view_error = "CMapMesh has no CDmePolygonMesh meshData";
+        } else if (auto v = view_mesh(map.doc(), md); !v) {
+            r.view_error = v.error().message;
+        } else {
+            r.problems = validate_mesh(*v, max_problems);
+        }
+        if (!r.view_error.empty() || !r.problems.empty()) out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// --- building ------------------------------------------------------------------------------
+
+MapBuilder::MapBuilder(std::uint64_t seed, const BuildOptions& opt) : ids_(seed), opt_(opt) {
+    doc_.header.encoding = "binary";
+    doc_.header.encoding_version = 9;
+    doc_.header.format = "vmap";
+    doc_.header.format_version = opt.format_version;
+
+    // The order and content follow a Hammer-saved empty vmap 29 (s1i_empty_vmap29.vmap.txt).
+    // The datamodel class of the prefix element (kv2 spells it "$prefix_element$").
+    doc_.prefix = doc_.add_element("DmElement", {}, ids_.guid());
+    const ElementRef root = new_element("CMapRootElement");
+    doc_.root = root;
+    doc_[root].set("isprefab", false);
+    doc_[root].set("editorbuild", opt.editor_build);
+    doc_[root].set("editorversion", opt.editor_version);
+    doc_[root].set("showgrid", true);
+    doc_[root].set("snaprotationangle", std::int32_t{15});
+    doc_[root].set("gridspacing", 64.0f);
+    doc_[root].set("show3dgrid", true);
+    doc_[root].set("itemFile", "");
+    default_camera_ = new_element("CStoredCamera");
+    doc_[default_camera_].set("position", dmx::Vector3{0, -1000, 1000});
+    doc_[default_camera_].set("lookat", dmx::Vector3{0, 0, 0});
+    doc_[root].set("defaultcamera", default_camera_);
+    cameras_ = new_element("CStoredCameras");
+    doc_[cameras_].set("activecamera", std::int32_t{-1});
+    doc_[cameras_].set("cameras", std::vector<ElementRef>{});
+    doc_[root].set("3dcameras", cameras_);
+
+    world_ = add_node("CMapWorld", ElementRef::null(), {});
+    doc_[world_].set("nodeID", std::int32_t{1});
+    const std::vector<std::pair<std::string, std::string>> world_props{{"classname", "worldspawn"}};
+    add_entity_parts(world_, &world_props, {});
+    doc_[world_].set("nextDecalID", std::int32_t{0});
+    doc_[world_].set("fixupEntityNames", true);
+    doc_[world_].set("mapUsageType", "standard");
+    doc_[root].set("world", world_);
+
+    visibility_ = add_node("CVisibilityMgr", ElementRef::null(), {});
+    doc_[visibility_].set("nodeID", std::int32_t{0});
+    doc_[visibility_].set("nodes", std::vector<ElementRef>{});
+    doc_[visibility_].set("hiddenFlags", std::vector<std::int32_t>{});
+    doc_[root].set("visbility", visibility_);
+
+    const ElementRef vars = new_element("CMapVariableSet");
+    for (const char* a :
+         {"variableNames", "variableValues", "variableTypeNames", "variableTypeParameters"}) {
+        doc_[vars].set(a, std::vector<std::string>{});
+    }
+    doc_[vars].set("m_ChoiceGroups", std::vector<ElementRef>{});
+    doc_[root].set("mapVariables", vars);
+
+    selection_root_ = new_element("CMapSelectionSet");
+    doc_[selection_root_].set("children", std::vector<ElementRef>{});
+    doc_[selection_root_].set("selectionSetName", "");
+    doc_[selection_root_].set("selectionSetData", ElementRef::null());
+    doc_[root].set("rootSelectionSet", selection_root_);
+
+    doc_[root].set("m_ReferencedMeshSnapshots", std::vector<ElementRef>{});
+    doc_[root].set("m_bIsCordoning", false);
+    doc_[root].set("m_bCordonsVisible", false);
+    doc_[root].set("nodeInstanceData", std::vector<ElementRef>{});
+}
+
+ElementRef MapBuilder::new_element(std::string_view cls) {
+    return doc_.add_element(cls, {}, ids_.guid());
+}
+
+ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const Transform& t) {
+    const ElementRef n = new_element(cls);
+    dmx::Element& e = doc_[n];
+    e.set("origin", to_dmx(t.origin));
+    e.set("angles", dmx::QAngle{static_cast<float>(t.angles.x), static_cast<float>(t.angles.y),
+                                static_cast<float>(t.angles.z)});
+    e.set("scales", to_dmx(t.scales));
+    e.set("nodeID", parent.is_null() ? std::int32_t{0} : next_node_id_++);
+    e.set("referenceID", parent.is_null() ? std::uint64_t{0} : ids_.reference());
+    e.set("children", std::vector<ElementRef>{});
+    e.set("editorOnly", false);
+    e.set("force_hidden", false);
+    e.set("transformLocked", false);
+    e.set("variableTargetKeys", std::vector<std::string>{});
+    e.set("variableNames", std::vector<std::string>{});
+    if (!parent.is_null()) {
+        doc_[parent].find("children")->value.get<std::vector<ElementRef>>().push_back(n);
+    }
+    return n;
+}
+
+void MapBuilder::add_entity_parts(ElementRef node,
+                                  const std::vector<std::pair<std::string, std::string>>* props,
+                                  const std::vector<EntityData::Output>& outputs) {
+    const ElementRef plugs = new_element("DmePlugList");
+    doc_[plugs].set("names", std::vector<std::string>{});
+    doc_[plugs].set("dataTypes", std::vector<std::int32_t>{});
+    doc_[plugs].set("plugTypes", std::vector<std::int32_t>{});
+    doc_[plugs].set("descriptions", std::vector<std::string>{});
+    doc_[node].set("relayPlugData", plugs);
+    std::vector<ElementRef> conns;
+    conns.reserve(outputs.size());
+    for (const EntityData::Output& o : outputs) {
+        const ElementRef c = new_element("DmeConnectionData");
+        dmx::Element& e = doc_[c];
+        e.set("outputName", o.output);
+        e.set("targetType", std::int32_t{7});  // what Hammer writes for a named target
+        e.set("targetName", o.target);
+        e.set("inputName", o.input);
+        e.set("overrideParam", o.param);
+        e.set("delay", o.delay);
+        e.set("timesToFire", o.times);
+        conns.push_back(c);
+    }
+    doc_[node].set("connectionsData", std::move(conns));
+    if (!props) return;
+    const ElementRef p = new_element("EditGameClassProps");
+    for (const auto& [k, v] : *props) set_property(doc_[p], k, v);
+    doc_[node].set("entity_properties", p);
+}
+
+void MapBuilder::set_world_properties(
+    const std::vector<std::pair<std::string, std::string>>& props) {
+    const ElementRef p = *doc_[world_].get<ElementRef>("entity_properties");
+    dmx::Element& e = doc_[p];
+    for (const auto& [k, v] : props) set_property(e, k, v);
+    if (!e.has("classname")) e.set("classname", "worldspawn");
+}
+
+ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent) {
+    const ElementRef n = add_node("CMapEntity", parent, ent.transform);
+    add_entity_parts(n, &ent.properties, ent.outputs);
+    doc_[n].set("hitNormal", dmx::Vector3{0, 0, 1});
+    doc_[n].set("isProceduralEntity", false);
+    return n;
+}
+
+ElementRef MapBuilder::add_mesh(ElementRef parent, const MeshData& mesh, const Transform& t) {
+    const ElementRef n = add_node("CMapMesh", parent, t);
+    // Defaults as Hammer writes a fresh mesh (vmap 29).
+    dmx::Element* e = &doc_[n];
+    e->set("cubeMapName", "");
+    e->set("lightGroup", "");
+    e->set("visexclude", false);
+    e->set("renderwithdynamic", false);
+    e->set("disableHeightDisplacement", false);
+    e->set("fademindist", -1.0f);
+    e->set("fademaxdist", 0.0f);
+    e->set("bakelighting", true);
+    e->set("precomputelightprobes", true);
+    e->set("renderToCubemaps", true);
+    e->set("disableShadows", false);
+    e->set("smoothingAngle", 40.0f);
+    e->set("tintColor", dmx::Color{255, 255, 255, 255});
+    e->set("renderAmt", std::int32_t{255});
+    e->set("physicsType", "default");
+    for (const char* a : {"physicsGroup", "physicsInteractsAs", "physicsInteractsWith",
+                          "physicsInteractsExclude"}) {
+        e->set(a, "");
+    }
+    const ElementRef md = vmap::add_mesh(doc_, mesh, ids_);  // may reallocate the elements
+    doc_[n].set("meshData", md);
+    for (const std::string& m : mesh.materials) {
+        if (material_set_.insert(m).second) materials_.push_back(m);
+    }
+    return n;
+}
+
+ElementRef MapBuilder::add_group(ElementRef parent, const Transform& t) {
+    return add_node("CMapGroup", parent, t);
+}
+
+ElementRef MapBuilder::add_prefab(ElementRef parent, const PrefabData& p) {
+    const ElementRef n = add_node("CMapPrefab", parent, p.transform);
+    // A prefab has plugs and connections but no entity_properties (hla_*_vmap29.vmap).
+    add_entity_parts(n, nullptr, {});
+    dmx::Element& e = doc_[n];
+    e.set("target", ElementRef::null());
+    e.set("targetMapPath", p.target_map);
+    e.set("targetName", p.target_name);
+    e.set("variableOverrideNames", std::vector<std::string>{});
+    e.set("variableOverrideValues", std::vector<std::string>{});
+    e.set("loadIfNested", true);
+    e.set("loadAtRuntime", false);
+    e.set("fixupEntityNames", p.fixup_names);
+    e.set("displayColor", dmx::Color{110, 191, 76, 255});
+    e.set("visexclude", false);
+    return n;
+}
+
+void MapBuilder::hide(ElementRef node) {
+    dmx::Element& v = doc_[visibility_];
+    v.find("nodes")->value.get<std::vector<ElementRef>>().push_back(node);
+    v.find("hiddenFlags")->value.get<std::vector<std::int32_t>>().push_back(1);
+}
+
+void MapBuilder::set_default_camera(const Vec3& position, const Vec3& look_at) {
+    doc_[default_camera_].set("position", to_dmx(position));
+    doc_[default_camera_].set("lookat", to_dmx(look_at));
+}
+
+void MapBuilder::add_camera(const Vec3& position, const Vec3& look_at) {
+    const ElementRef c = new_element("CStoredCamera");
+    doc_[c].set("position", to_dmx(position));
+    doc_[c].set("lookat", to_dmx(look_at));
+    doc_[cameras_].find("cameras")->value.get<std::vector<ElementRef>>().push_back(c);
+}
+
+void MapBuilder::set_active_camera(std::int32_t index) {
+    doc_[cameras_].set("activecamera", index);
+}
+
+void MapBuilder::set_cordoning(bool cordoning) {
+    doc_[doc_.root].set("m_bIsCordoning", cordoning);
+}
+
+ElementRef MapBuilder::add_selection_set(ElementRef parent, std::string_view name) {
+    const ElementRef set = new_element("CMapSelectionSet");
+    const ElementRef data =
+        doc_.add_element("CObjectSelectionSetDataElement", "objectSelectionSetData", ids_.guid());
+    doc_[data].set("selectedObjects", std::vector<ElementRef>{});
+    doc_[set].set("children", std::vector<ElementRef>{});
+    doc_[set].set("selectionSetName", name);
+    doc_[set].set("selectionSetData", data);
+    const ElementRef p = parent.is_null() ? selection_root_ : parent;
+    doc_[p].find("children")->value.get<std::vector<ElementRef>>().push_back(set);
+    return set;
+}
+
+void MapBuilder::select(ElementRef set, ElementRef node) {
+    const ElementRef data = *doc_[set].get<ElementRef>("selectionSetData");
+    doc_[data].find("selectedObjects")->value.get<std::vector<ElementRef>>().push_back(node);
+}
+
+dmx::Document MapBuilder::finish() {
+    doc_[doc_.prefix].set("map_asset_references", materials_);
+    return std::move(doc_);
+}
+
+}  // namespace lk::vmap

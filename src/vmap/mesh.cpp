@@ -1,0 +1,594 @@
+#include "levelkit/vmap/mesh.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace lk::vmap {
+
+namespace {
+
+using IntArray = std::vector<std::int32_t>;
+
+Diagnostic bad_attribute(const dmx::Element& e, std::string_view attr, std::string_view want) {
+    return Diagnostic::error("vmap.bad-attribute",
+                             fmt::format("{} attribute '{}' is not {}", e.type.str(), attr, want))
+        .with_path(fmt::format("{}/{}", e.type.str(), attr));
+}
+
+Result<std::span<const std::int32_t>> int_array(const dmx::Element& e, std::string_view attr) {
+    const dmx::Attribute* a = e.find(attr);
+    if (!a) return std::span<const std::int32_t>();
+    const auto* v = a->value.get_if<IntArray>();
+    if (!v) return bad_attribute(e, attr, "an int_array");
+    return std::span<const std::int32_t>(*v);
+}
+
+Result<DataArrayView> data_array(const dmx::Document& doc, const dmx::Element& mesh,
+                                 std::string_view attr) {
+    DataArrayView out;
+    const dmx::Attribute* a = mesh.find(attr);
+    if (!a) return out;
+    const auto* ref = a->value.get_if<ElementRef>();
+    if (!ref) return bad_attribute(mesh, attr, "an element");
+    const dmx::Element* arr = doc.get(*ref);
+    if (!arr) return out;
+    if (arr->type != "CDmePolygonMeshDataArray") {
+        return bad_attribute(mesh, attr, "a CDmePolygonMeshDataArray");
+    }
+    out.element = *ref;
+    out.size = arr->get_or<std::int32_t>("size", 0);
+    const dmx::Attribute* streams = arr->find("streams");
+    if (!streams) return out;
+    const auto* list = streams->value.get_if<std::vector<ElementRef>>();
+    if (!list) return bad_attribute(*arr, "streams", "an element_array");
+    out.streams.reserve(list->size());
+    for (ElementRef r : *list) {
+        const dmx::Element* s = doc.get(r);
+        if (!s || s->type != "CDmePolygonMeshDataStream") continue;
+        StreamView sv;
+        sv.element = r;
+        sv.name = s->name;  // the element name ("texcoord:0"), not an attribute
+        sv.flags = s->get_or<std::int32_t>("dataStateFlags", 0);
+        if (const dmx::Attribute* d = s->find("data"); d && d->value.is_array())
+            sv.data = &d->value;
+        out.streams.push_back(sv);
+    }
+    return out;
+}
+
+}  // namespace
+
+const StreamView* DataArrayView::find(std::string_view name) const {
+    for (const StreamView& s : streams) {
+        if (s.name == name) return &s;
+    }
+    return nullptr;
+}
+
+Result<MeshView> view_mesh(const dmx::Document& doc, ElementRef ref) {
+    const dmx::Element* e = doc.get(ref);
+    if (!e) return Diagnostic::error("vmap.bad-mesh", "mesh element reference is out of range");
+    MeshView m;
+    m.element = ref;
+    struct Field {
+        const char* name;
+        std::span<const std::int32_t>* out;
+    };
+    const Field fields[] = {
+        {"vertexEdgeIndices", &m.vertex_edge}, {"vertexDataIndices", &m.vertex_data},
+        {"edgeVertexIndices", &m.edge_vertex}, {"edgeOppositeIndices", &m.edge_opposite},
+        {"edgeNextIndices", &m.edge_next},     {"edgeFaceIndices", &m.edge_face},
+        {"edgeDataIndices", &m.edge_data},     {"edgeVertexDataIndices", &m.edge_vertex_data},
+        {"faceEdgeIndices", &m.face_edge},     {"faceDataIndices", &m.face_data}};
+    for (const Field& f : fields) {
+        LK_TRY_ASSIGN(*f.out, int_array(*e, f.name));
+    }
+    if (const dmx::Attribute* a = e->find("materials")) {
+        const auto* v = a->value.get_if<std::vector<std::string>>();
+        if (!v) return bad_attribute(*e, "materials", "a string_array");
+        m.materials = *v;
+    }
+    LK_TRY_ASSIGN(m.vertices, data_array(doc, *e, "vertexData"));
+    LK_TRY_ASSIGN(m.face_vertices, data_array(doc, *e, "faceVertexData"));
+    LK_TRY_ASSIGN(m.edges, data_array(doc, *e, "edgeData"));
+    LK_TRY_ASSIGN(m.faces, data_array(doc, *e, "faceData"));
+    if (const auto* sub = e->get<ElementRef>("subdivisionData")) {
+        if (const dmx::Element* s = doc.get(*sub)) {
+            LK_TRY_ASSIGN(m.subdivision_levels, int_array(*s, "subdivisionLevels"));
+        }
+    }
+    return m;
+}
+
+// --- validation --------------------------------------------------------------------------
+
+namespace {
+
+class Checker {
+public:
+    Checker(const MeshView& m, std::size_t max) : m_(m), max_(max) {}
+
+    std::vector<MeshProblem> run() {
+        // Later checks index with the earlier-checked arrays, so each stage runs only if the
+        // previous ones passed.
+        if (!sizes() || !ranges()) return std::move(out_);
+        if (!opposites()) return std::move(out_);
+        if (!next_links()) return std::move(out_);
+        faces();
+        vertices();
+        duplicate_edges();
+        streams();
+        return std::move(out_);
+    }
+
+private:
+    template <class... A>
+    bool fail(const char* invariant, fmt::format_string<A...> f, A&&... a) {
+        if (out_.size() < max_) out_.push_back({invariant, fmt::format(f, std::forward<A>(a)...)});
+        return false;
+    }
+    bool full() const { return out_.size() >= max_; }
+
+    std::int32_t origin(std::int32_t h) const {
+        return m_
+            .edge_vertex[static_cast<std::size_t>(m_.edge_opposite[static_cast<std::size_t>(h)])];
+    }
+    std::int32_t at(std::span<const std::int32_t> a, std::int32_t i) const {
+        return a[static_cast<std::size_t>(i)];
+    }
+
+    // Per-vertex, per-half-edge and per-face arrays must agree on their element counts.
+    bool sizes() {
+        bool ok = true;
+        const std::size_t nv = m_.vertex_edge.size(), nh = m_.edge_vertex.size(),
+                          nf = m_.face_edge.size();
+        if (m_.vertex_data.size() != nv) {
+            ok = fail("array-sizes", "vertexDataIndices has {} entries for {} vertices",
+                      m_.vertex_data.size(), nv);
+        }
+        const std::pair<const char*, std::span<const std::int32_t>> per_edge[] = {
+            {"edgeOppositeIndices", m_.edge_opposite},
+            {"edgeNextIndices", m_.edge_next},
+            {"edgeFaceIndices", m_.edge_face},
+            {"edgeDataIndices", m_.edge_data},
+            {"edgeVertexDataIndices", m_.edge_vertex_data}};
+        for (const auto& [name, a] : per_edge) {
+            if (a.size() != nh) {
+                ok = fail("array-sizes", "{} has {} entries for {} half-edges", name, a.size(), nh);
+            }
+        }
+        if (nh % 2) ok = fail("array-sizes", "odd number of half-edges ({})", nh);
+        if (m_.face_data.size() != nf) {
+            ok = fail("array-sizes", "faceDataIndices has {} entries for {} faces",
+                      m_.face_data.size(), nf);
+        }
+        if (!m_.subdivision_levels.empty() && m_.subdivision_levels.size() != nh) {
+            ok = fail("array-sizes", "subdivisionLevels has {} entries for {} half-edges",
+                      m_.subdivision_levels.size(), nh);
+        }
+        return ok;
+    }
+
+    bool range(const char* what, std::span<const std::int32_t> a, std::size_t n, bool allow_neg) {
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::int32_t v = a[i];
+            if ((v < 0 && !(allow_neg && v == -1)) ||
+                (v >= 0 && static_cast<std::size_t>(v) >= n)) {
+                return fail("index-range", "{}[{}] = {} is outside 0..{}", what, i, v,
+                            static_cast<std::int64_t>(n) - 1);
+            }
+        }
+        return true;
+    }
+
+    bool data_range(const char* what, std::span<const std::int32_t> a, const DataArrayView& d) {
+        if (!d.element.is_null() || d.size > 0) {
+            return range(what, a, static_cast<std::size_t>(std::max(d.size, 0)), false);
+        }
+        return true;
+    }
+
+    bool ranges() {
+        const std::size_t nv = m_.vertex_edge.size(), nh = m_.edge_vertex.size(),
+                          nf = m_.face_edge.size();
+        bool ok = true;
+        // A vertex with no edges (left by deleting faces) has no outgoing half-edge.
+        ok &= range("vertexEdgeIndices", m_.vertex_edge, nh, true);
+        ok &= range("edgeVertexIndices", m_.edge_vertex, nv, false);
+        ok &= range("edgeOppositeIndices", m_.edge_opposite, nh, false);
+        ok &= range("edgeNextIndices", m_.edge_next, nh, false);
+        ok &= range("edgeFaceIndices", m_.edge_face, nf, true);
+        ok &= range("faceEdgeIndices", m_.face_edge, nh, false);
+        ok &= data_range("vertexDataIndices", m_.vertex_data, m_.vertices);
+        ok &= data_range("edgeDataIndices", m_.edge_data, m_.edges);
+        ok &= data_range("edgeVertexDataIndices", m_.edge_vertex_data, m_.face_vertices);
+        ok &= data_range("faceDataIndices", m_.face_data, m_.faces);
+        return ok;
+    }
+
+    // Twins: an involution without fixed points, stored as pairs (2k, 2k+1), both halves sharing
+    // one edge-data row, and at least one half on a face (an edge with no face is debris).
+    bool opposites() {
+        bool ok = true;
+        for (std::int32_t h = 0; h < static_cast<std::int32_t>(m_.edge_opposite.size()) && !full();
+             ++h) {
+            const std::int32_t o = at(m_.edge_opposite, h);
+            if (o != (h ^ 1)) {
+                ok = fail("opposite", "half-edge {}: opposite is {}, not its pair {}", h, o, h ^ 1);
+            } else if (at(m_.edge_data, h) != at(m_.edge_data, o)) {
+                ok = fail("edge-data", "half-edges {} and {} (twins) use edge rows {} and {}", h, o,
+                          at(m_.edge_data, h), at(m_.edge_data, o));
+            } else if (at(m_.edge_face, h) < 0 && at(m_.edge_face, o) < 0 && h < o) {
+                ok = fail("opposite", "edge {}-{} has no face on either side", h, o);
+            } else if (at(m_.edge_vertex, h) == at(m_.edge_vertex, o)) {
+                ok = fail("opposite", "half-edge {} starts and ends at vertex {}", h,
+                          at(m_.edge_vertex, h));
+            }
+        }
+        return ok;
+    }
+
+    // next is a permutation that stays on one face and continues where the edge ended.
+    bool next_links() {
+        const std::size_t nh = m_.edge_next.size();
+        std::vector<std::uint8_t> seen(nh, 0);
+        bool ok = true;
+        for (std::int32_t h = 0; h < static_cast<std::int32_t>(nh) && !full(); ++h) {
+            const std::int32_t n = at(m_.edge_next, h);
+            if (seen[static_cast<std::size_t>(n)]++) {
+                ok = fail("next", "half-edge {} is the next of two half-edges", n);
+            } else if (at(m_.edge_face, n) != at(m_.edge_face, h)) {
+                ok = fail("next", "half-edge {} (face {}) continues to {} on face {}", h,
+                          at(m_.edge_face, h), n, at(m_.edge_face, n));
+            } else if (origin(n) != at(m_.edge_vertex, h)) {
+                ok = fail("next", "half-edge {} ends at vertex {} but its next {} starts at {}", h,
+                          at(m_.edge_vertex, h), n, origin(n));
+            }
+        }
+        return ok;
+    }
+
+    // Each face's loop (from faceEdgeIndices) is the whole set of half-edges of that face and has
+    // at least 3 corners. A loop may pass a vertex twice: Hammer keeps such faces (a face joined
+    // around a hole through a bridge edge, dmnet_error_b9_vmap28.vmap).
+    void faces() {
+        const std::size_t nh = m_.edge_vertex.size(), nf = m_.face_edge.size();
+        std::vector<std::int32_t> loop_of(nh, -1);
+        std::vector<std::int32_t> count(nf, 0);
+        for (std::int32_t f : m_.edge_face) {
+            if (f >= 0) ++count[static_cast<std::size_t>(f)];
+        }
+        for (std::int32_t f = 0; f < static_cast<std::int32_t>(nf) && !full(); ++f) {
+            const std::int32_t start = at(m_.face_edge, f);
+            if (at(m_.edge_face, start) != f) {
+                fail("face-loop", "face {}: its half-edge {} belongs to face {}", f, start,
+                     at(m_.edge_face, start));
+                continue;
+            }
+            // next is a permutation on this face's half-edges (checked), so the loop closes.
+            std::int32_t len = 0;
+            std::int32_t h = start;
+            do {
+                ++len;
+                h = at(m_.edge_next, h);
+            } while (h != start);
+            if (len != count[static_cast<std::size_t>(f)]) {
+                fail("face-loop", "face {}: loop from half-edge {} has {} of its {} half-edges", f,
+                     start, len, count[static_cast<std::size_t>(f)]);
+            } else if (len < 3) {
+                fail("face-loop", "face {} has {} corners", f, len);
+            }
+        }
+    }
+
+    // vertexEdgeIndices names an outgoing half-edge, and every half-edge leaving a vertex is
+    // reached by turning around it (next of opposite): the vertex is a single fan (manifold).
+    void vertices() {
+        const std::size_t nv = m_.vertex_edge.size(), nh = m_.edge_vertex.size();
+        std::vector<std::int32_t> outgoing(nv, 0);
+        for (std::size_t h = 0; h < nh; ++h)
+            ++outgoing[static_cast<std::size_t>(origin(static_cast<std::int32_t>(h)))];
+        for (std::int32_t v = 0; v < static_cast<std::int32_t>(nv) && !full(); ++v) {
+            const std::int32_t e = at(m_.vertex_edge, v);
+            const std::int32_t n = outgoing[static_cast<std::size_t>(v)];
+            if (e < 0) {
+                if (n) fail("vertex-edge", "vertex {} has {} half-edges but no edge", v, n);
+                continue;
+            }
+            if (origin(e) != v) {
+                fail("vertex-edge", "vertex {}: its half-edge {} starts at vertex {}", v, e,
+                     origin(e));
+                continue;
+            }
+            std::int32_t fan = 0;
+            std::int32_t h = e;
+            do {
+                ++fan;
+                h = at(m_.edge_next, at(m_.edge_opposite, h));
+            } while (h != e && fan <= n);
+            if (fan != n) {
+                fail("manifold", "vertex {}: {} of its {} half-edges form one fan", v, fan, n);
+            }
+        }
+    }
+
+    void duplicate_edges() {
+        std::unordered_map<std::uint64_t, std::int32_t> seen;
+        seen.reserve(m_.edge_vertex.size());
+        for (std::int32_t h = 0; h < static_cast<std::int32_t>(m_.edge_vertex.size()) && !full();
+             ++h) {
+            const auto key =
+                (static_cast<std::uint64_t>(static_cast<std::uint32_t>(origin(h))) << 32) |
+                static_cast<std::uint32_t>(at(m_.edge_vertex, h));
+            auto [it, fresh] = seen.emplace(key, h);
+            if (!fresh) {
+                fail("duplicate-edge", "half-edges {} and {} both run from vertex {} to {}",
+                     it->second, h, origin(h), at(m_.edge_vertex, h));
+            }
+        }
+    }
+
+    void stream_sizes(const char* what, const DataArrayView& d) {
+        for (const StreamView& s : d.streams) {
+            if (s.data && s.size() != static_cast<std::size_t>(std::max(d.size, 0))) {
+                fail("stream-size", "{} stream '{}' has {} rows, its array has {}", what, s.name,
+                     s.size(), d.size);
+            }
+        }
+    }
+
+    void streams() {
+        stream_sizes("vertexData", m_.vertices);
+        stream_sizes("faceVertexData", m_.face_vertices);
+        stream_sizes("edgeData", m_.edges);
+        stream_sizes("faceData", m_.faces);
+        const auto mat = m_.faces.get<std::int32_t>("materialindex:0");
+        for (std::size_t i = 0; i < mat.size() && !full(); ++i) {
+            if (mat[i] < -1 ||
+                (mat[i] >= 0 && static_cast<std::size_t>(mat[i]) >= m_.materials.size())) {
+                fail("material-index", "face row {}: material index {} of {} materials", i, mat[i],
+                     m_.materials.size());
+            }
+        }
+    }
+
+    const MeshView& m_;
+    std::size_t max_;
+    std::vector<MeshProblem> out_;
+};
+
+}  // namespace
+
+std::vector<MeshProblem> validate_mesh(const MeshView& m, std::size_t max_problems) {
+    return Checker(m, std::max<std::size_t>(max_problems, 1)).run();
+}
+
+bool face_corners(const MeshView& m, std::size_t face, std::vector<Corner>& out) {
+    out.clear();
+    const std::size_t nh = m.edge_vertex.size();
+    if (face >= m.face_edge.size()) return false;
+    const std::int32_t start = m.face_edge[face];
+    std::int32_t h = start;
+    for (std::size_t steps = 0; steps <= nh; ++steps) {
+        if (h < 0 || static_cast<std::size_t>(h) >= nh || m.edge_next.size() != nh) return false;
+        out.push_back({h, m.edge_vertex[static_cast<std::size_t>(h)]});
+        h = m.edge_next[static_cast<std::size_t>(h)];
+        if (h == start) return true;
+    }
+    return false;
+}
+
+// --- building ------------------------------------------------------------------------------
+
+Result<Topology> build_topology(const Polygons& p) {
+    Topology t;
+    const std::size_t nv = p.positions.size();
+    const std::size_t nf = p.face_count();
+    if (nf > 0 && (p.face_begin.front() != 0 || p.face_begin.back() != p.corners.size())) {
+        return Diagnostic::error("vmap.bad-polygons", "face_begin does not cover the corners");
+    }
+    if (p.corners.size() > static_cast<std::size_t>(INT32_MAX / 2) || nv > INT32_MAX) {
+        return Diagnostic::error("vmap.bad-polygons", "too many corners for a mesh");
+    }
+    t.corner_edge.assign(p.corners.size(), -1);
+    t.face_edge.resize(nf);
+    std::unordered_map<std::uint64_t, std::int32_t> directed;  // (from, to) -> half-edge
+    directed.reserve(p.corners.size());
+    auto key = [](std::uint32_t a, std::uint32_t b) {
+        return (static_cast<std::uint64_t>(a) << 32) | b;
+    };
+    auto new_pair = [&](std::uint32_t from, std::uint32_t to) {
+        const auto h = static_cast<std::int32_t>(t.edge_vertex.size());
+        t.edge_vertex.push_back(static_cast<std::int32_t>(to));
+        t.edge_vertex.push_back(static_cast<std::int32_t>(from));
+        t.edge_face.push_back(-1);
+        t.edge_face.push_back(-1);
+        t.edge_next.push_back(-1);
+        t.edge_next.push_back(-1);
+        directed.emplace(key(to, from), h + 1);
+        return h;
+    };
+    std::vector<std::int32_t> loop;
+    for (std::size_t f = 0; f < nf; ++f) {
+        const std::uint32_t b = p.face_begin[f], e = p.face_begin[f + 1];
+        if (e < b || e - b < 3) {
+            return Diagnostic::error("vmap.bad-polygons",
+                                     fmt::format("face {} has fewer than 3 corners", f));
+        }
+        loop.clear();
+        for (std::uint32_t c = b; c < e; ++c) {
+            const std::uint32_t from = p.corners[c];
+            const std::uint32_t to = p.corners[c + 1 < e ? c + 1 : b];
+            if (from >= nv || to >= nv) {
+                return Diagnostic::error("vmap.bad-polygons",
+                                         fmt::format("face {} uses a vertex out of range", f));
+            }
+            for (std::uint32_t d = b; d < c; ++d) {
+                if (p.corners[d] == from) {
+                    return Diagnostic::error(
+                        "vmap.bad-polygons",
+                        fmt::format("face {} visits vertex {} twice", f, from));
+                }
+            }
+            std::int32_t h;
+            if (auto it = directed.find(key(from, to)); it != directed.end()) {
+                h = it->second;
+                if (t.edge_face[static_cast<std::size_t>(h)] >= 0) {
+                    return Diagnostic::error(
+                        "vmap.non-manifold",
+                        fmt::format("face {}: edge {}->{} is already used in this direction", f,
+                                    from, to));
+                }
+            } else {
+                h = new_pair(from, to);
+                directed.emplace(key(from, to), h);
+            }
+            t.edge_face[static_cast<std::size_t>(h)] = static_cast<std::int32_t>(f);
+            // The corner at the half-edge's destination is corner c+1.
+            t.corner_edge[c + 1 < e ? c + 1 : b] = h;
+            loop.push_back(h);
+        }
+        for (std::size_t i = 0; i < loop.size(); ++i) {
+            t.edge_next[static_cast<std::size_t>(loop[i])] = loop[(i + 1) % loop.size()];
+        }
+        t.face_edge[f] = loop.front();
+    }
+    const std::size_t nh = t.edge_vertex.size();
+    t.edge_opposite.reserve(nh);
+    for (std::size_t h = 0; h < nh; ++h)
+        t.edge_opposite.push_back(static_cast<std::int32_t>(h ^ 1));
+    // prev of each face half-edge, to turn around a vertex.
+    std::vector<std::int32_t> prev(nh, -1);
+    for (std::size_t h = 0; h < nh; ++h) {
+        if (t.edge_face[h] >= 0)
+            prev[static_cast<std::size_t>(t.edge_next[h])] = static_cast<std::int32_t>(h);
+    }
+    // Border half-edges (face -1) run against their face twin; each continues with the next
+    // border half-edge met by turning around its destination through the faces of that fan.
+    for (std::size_t b = 0; b < nh; ++b) {
+        if (t.edge_face[b] >= 0) continue;
+        std::int32_t h = t.edge_opposite[b];  // leaves b's destination, on a face
+        std::size_t guard = 0;
+        while (t.edge_face[static_cast<std::size_t>(h)] >= 0 && guard++ <= nh) {
+            h = t.edge_opposite[static_cast<std::size_t>(prev[static_cast<std::size_t>(h)])];
+        }
+        t.edge_next[b] = h;
+    }
+    t.vertex_edge.assign(nv, -1);
+    for (std::size_t h = 0; h < nh; ++h) {
+        const auto from = static_cast<std::size_t>(t.edge_vertex[h ^ 1]);
+        // A border half-edge as the vertex's edge lets a fan walk start at the border.
+        if (t.vertex_edge[from] < 0 || t.edge_face[h] < 0) {
+            if (t.vertex_edge[from] < 0 ||
+                t.edge_face[static_cast<std::size_t>(t.vertex_edge[from])] >= 0)
+                t.vertex_edge[from] = static_cast<std::int32_t>(h);
+        }
+    }
+    t.vertex_data.resize(nv);
+    for (std::size_t v = 0; v < nv; ++v) t.vertex_data[v] = static_cast<std::int32_t>(v);
+    t.edge_data.resize(nh);
+    t.edge_vertex_data.resize(nh);
+    for (std::size_t h = 0; h < nh; ++h) {
+        t.edge_data[h] = static_cast<std::int32_t>(h / 2);
+        t.edge_vertex_data[h] = static_cast<std::int32_t>(h);
+    }
+    t.face_data.resize(nf);
+    for (std::size_t f = 0; f < nf; ++f) t.face_data[f] = static_cast<std::int32_t>(f);
+    return t;
+}
+
+// --- writing -------------------------------------------------------------------------------
+
+std::uint64_t IdSource::next() {
+    // splitmix64: well mixed, tiny, and reproducible across platforms.
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+dmx::Guid IdSource::guid() {
+    dmx::Guid g;
+    const std::uint64_t a = next(), b = next();
+    for (int i = 0; i < 8; ++i) {
+        g.bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(a >> (8 * i));
+        g.bytes[static_cast<std::size_t>(8 + i)] = static_cast<std::uint8_t>(b >> (8 * i));
+    }
+    // RFC 4122 version 4 / variant 1 bits, in UniqueId_t layout (Data3 is little-endian).
+    g.bytes[7] = static_cast<std::uint8_t>((g.bytes[7] & 0x0F) | 0x40);
+    g.bytes[8] = static_cast<std::uint8_t>((g.bytes[8] & 0x3F) | 0x80);
+    return g;
+}
+
+std::uint64_t IdSource::reference() {
+    std::uint64_t r;
+    do {
+        r = next();
+    } while (r == 0);
+    return r;
+}
+
+namespace {
+
+ElementRef add_data_array(dmx::Document& doc, std::size_t rows,
+                          const std::vector<StreamData>& streams, IdSource& ids) {
+    std::vector<ElementRef> refs;
+    refs.reserve(streams.size());
+    for (const StreamData& s : streams) {
+        const ElementRef r = doc.add_element("CDmePolygonMeshDataStream", s.name, ids.guid());
+        dmx::Element& e = doc[r];
+        const auto colon = s.name.rfind(':');
+        const std::string semantic = s.name.substr(0, colon);
+        std::int32_t index = 0;
+        if (colon != std::string::npos) index = std::atoi(s.name.c_str() + colon + 1);
+        e.set("standardAttributeName", s.standard ? semantic : std::string());
+        e.set("semanticName", semantic);
+        e.set("semanticIndex", index);
+        e.set("vertexBufferLocation", s.buffer_location);
+        e.set("dataStateFlags", s.flags);
+        e.set("subdivisionBinding", ElementRef::null());
+        e.set("data", s.data);
+        refs.push_back(r);
+    }
+    const ElementRef arr = doc.add_element("CDmePolygonMeshDataArray", {}, ids.guid());
+    doc[arr].set("size", static_cast<std::int32_t>(rows));
+    doc[arr].set("streams", std::move(refs));
+    return arr;
+}
+
+}  // namespace
+
+ElementRef add_mesh(dmx::Document& doc, const MeshData& mesh, IdSource& ids) {
+    const Topology& t = mesh.topology;
+    const ElementRef m = doc.add_element("CDmePolygonMesh", "meshData", ids.guid());
+    // Children are created first so `doc[m]` stays valid only through index access below.
+    const ElementRef vd = add_data_array(doc, t.vertex_edge.size(), mesh.vertex_streams, ids);
+    const ElementRef fvd = add_data_array(doc, t.edge_vertex.size(), mesh.face_vertex_streams, ids);
+    const ElementRef ed = add_data_array(doc, t.edge_count(), mesh.edge_streams, ids);
+    const ElementRef fd = add_data_array(doc, t.face_edge.size(), mesh.face_streams, ids);
+    const ElementRef sub = doc.add_element("CDmePolygonMeshSubdivisionData", {}, ids.guid());
+    doc[sub].set("subdivisionLevels", IntArray(t.edge_vertex.size(), 0));
+    doc[sub].set("streams", std::vector<ElementRef>{});
+    dmx::Element& e = doc[m];
+    e.set("vertexEdgeIndices", t.vertex_edge);
+    e.set("vertexDataIndices", t.vertex_data);
+    e.set("edgeVertexIndices", t.edge_vertex);
+    e.set("edgeOppositeIndices", t.edge_opposite);
+    e.set("edgeNextIndices", t.edge_next);
+    e.set("edgeFaceIndices", t.edge_face);
+    e.set("edgeDataIndices", t.edge_data);
+    e.set("edgeVertexDataIndices", t.edge_vertex_data);
+    e.set("faceEdgeIndices", t.face_edge);
+    e.set("faceDataIndices", t.face_data);
+    e.set("materials", mesh.materials);
+    e.set("vertexData", vd);
+    e.set("faceVertexData", fvd);
+    e.set("edgeData", ed);
+    e.set("faceData", fd);
+    e.set("subdivisionData", sub);
+    return m;
+}
+
+}  // namespace lk::vmap
