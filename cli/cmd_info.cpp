@@ -27,6 +27,7 @@ void add_info_command(CLI::App& app) {
                 }
                 Json j;
                 j["file"] = opts->files[i];
+                // The summary must outlive the loop: items() only refers to it.
                 const Json info = doc.value()->info();
                 for (auto& [k, v] : info.items()) j[k] = v;
                 results[i].emplace(std::move(j));

@@ -5,12 +5,14 @@
 
 namespace lk::handlers {
 
-// Formats.
+// Formats (registry.cpp lists them; detection keeps the most certain).
 extern const FormatHandler vmf;
 extern const FormatHandler bsp;
+extern const FormatHandler dmx_format;
 
 // Converters.
 extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler bsp_to_bsp;
+extern const ConverterHandler dmx_to_dmx;
 
 }  // namespace lk::handlers

@@ -10,6 +10,7 @@ const std::vector<const FormatHandler*>& all_formats() {
         // One line per format; detection asks each and keeps the most certain.
         &handlers::vmf,
         &handlers::bsp,
+        &handlers::dmx_format,
     };
     return list;
 }
@@ -19,6 +20,7 @@ const std::vector<const ConverterHandler*>& all_converters() {
         // One line per (from, to) pair.
         &handlers::vmf_to_vmf_converter,
         &handlers::bsp_to_bsp,
+        &handlers::dmx_to_dmx,
     };
     return list;
 }
