@@ -21,6 +21,7 @@ const std::vector<const ConverterHandler*>& all_converters() {
         &handlers::vmf_to_vmf_converter,
         &handlers::bsp_to_bsp,
         &handlers::dmx_to_dmx,
+        &handlers::bsp_to_vmf,
     };
     return list;
 }
