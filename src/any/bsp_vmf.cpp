@@ -56,6 +56,7 @@ Json report_json(const convert::BspToSceneReport& r, const convert::SceneToVmfRe
     lost["world_lights"] = l.worldlights;
     lost["compiler_entities"] = l.compiler_entities;
     lost["displacement_multiblend"] = l.displacement_multiblend;
+    lost["cubemap_sides"] = l.cubemap_sides;
     lost["visibility"] = l.visibility;
     lost["unreadable_lumps"] = r.unreadable_lumps;
     // Never in a compiled map at all.

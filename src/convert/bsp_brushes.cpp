@@ -792,7 +792,14 @@ void Decompiler::add_face_brushes(int model, const Vec3& origin, std::vector<sce
         if (!plane || !face_polygon(lump, src, poly)) continue;
         auto brush = prism_brush(poly, *plane, lump[src].texinfo, 1, origin);
         if (!brush) continue;
-        face_side_id_[f] = brush->sides.front().id;
+        const scene::BrushSide& top = brush->sides.front();
+        face_side_id_[f] = top.id;
+        const std::int32_t ti = lump[src].texinfo;
+        written_sides_.push_back({top.id,
+                                  ti >= 0 && static_cast<std::size_t>(ti) < l_.texinfo.size()
+                                      ? l_.texinfo[static_cast<std::size_t>(ti)].texdata
+                                      : -1,
+                                  winding_center(poly) + origin, top.plane.normal});
         if (has_orig) done.emplace(face.origFace, brush->sides.front().id);
         ++report_.recovered.face_brushes;
         ++report_.recovered.visible_sides;

@@ -699,6 +699,17 @@ void Decompiler::cubemaps(scene::Scene& s) {
             if (!list.empty()) list += ' ';
             list += std::to_string(id);
         }
+        // Hammer cuts values at 1023 bytes; a cut list would name arbitrary sides.
+        constexpr std::size_t kMaxValue = 1023;
+        if (list.size() > kMaxValue) {
+            warn("convert.cubemap-sides-dropped",
+                 fmt::format("env_cubemap at {} would list {} sides, more than a Hammer value "
+                             "holds; the list is left out (vbsp assigns those sides by itself)",
+                             vec(at[i]), sides[i].size()));
+            report_.recovered.cubemap_sides -= sides[i].size();
+            report_.lost.cubemap_sides += sides[i].size();
+            list.clear();
+        }
         e.set("sides", list);
         s.entities.push_back(std::move(e));
         ++report_.recovered.cubemaps;

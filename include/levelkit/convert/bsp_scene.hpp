@@ -65,7 +65,7 @@ struct BspToSceneReport {
                     areaportals_unmatched = 0, occluders_unmatched = 0, overlays_skipped = 0,
                     overlay_sides_unmapped = 0, water_overlays = 0, static_props_skipped = 0,
                     detail_props = 0, worldlights = 0, compiler_entities = 0,
-                    displacement_multiblend = 0;
+                    displacement_multiblend = 0, cubemap_sides = 0;
         bool visibility = false;  // PVS/PAS and func_viscluster are compile results
     } lost;
     // Lumps that could not be read (their contents are skipped, named here).
