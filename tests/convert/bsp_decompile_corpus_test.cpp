@@ -200,12 +200,6 @@ struct PairFigures {
     std::string class_diff;
     std::size_t displacements = 0;
     double disp_max_dev = 0;
-    std::size_t last = 0;
-    bool matched_brushes_last_was(std::size_t n) {
-        const bool changed = n != last;
-        last = n;
-        return changed;
-    }
 };
 
 // Engine rule for displacement vertices from the compiled data.
@@ -319,25 +313,9 @@ PairFigures compare_pair(const bsp::Bsp& map, const vmf::Map& ours, const vmf::M
                 const auto sz = sizes.find(to_lower(y.material));
                 const double w = sz == sizes.end() ? 0 : sz->second.first;
                 const double h = sz == sizes.end() ? 0 : sz->second.second;
-                const bool ax = same_axis(x.uaxis, y.uaxis, w) && same_axis(x.vaxis, y.vaxis, h);
-                f.axes_equal += ax;
-                if (!ax && std::getenv("LK_DEBUG_AXES")) {
-                    std::printf("    axes %s: ours [%g %g %g %g] %g [%g %g %g %g] %g | orig [%g %g %g %g] %g [%g %g %g %g] %g (%gx%g)\n",
-                                y.material.c_str(), x.uaxis.axis.x, x.uaxis.axis.y, x.uaxis.axis.z,
-                                x.uaxis.shift, x.uaxis.scale, x.vaxis.axis.x, x.vaxis.axis.y,
-                                x.vaxis.axis.z, x.vaxis.shift, x.vaxis.scale, y.uaxis.axis.x,
-                                y.uaxis.axis.y, y.uaxis.axis.z, y.uaxis.shift, y.uaxis.scale,
-                                y.vaxis.axis.x, y.vaxis.axis.y, y.vaxis.axis.z, y.vaxis.shift,
-                                y.vaxis.scale, w, h);
-                }
+                f.axes_equal += same_axis(x.uaxis, y.uaxis, w) && same_axis(x.vaxis, y.vaxis, h);
             }
             break;
-        }
-        if (std::getenv("LK_DEBUG_UNMATCHED") && !f.matched_brushes_last_was(f.matched_brushes)) {
-            std::printf("    unmatched brush id %lld box (%g %g %g)-(%g %g %g) sides %zu mat %s\n",
-                        (long long)s.solid->id, s.box.mins.x, s.box.mins.y, s.box.mins.z,
-                        s.box.maxs.x, s.box.maxs.y, s.box.maxs.z, s.planes.size(),
-                        s.solid->sides[0].material.c_str());
         }
     }
     // Entities.
@@ -442,6 +420,35 @@ std::map<std::string, Pair> pairs() {
     return out;
 }
 
+// Exact pairs where the source VMF is not what the BSP can give back, and why. The checks
+// these rows relax still run against a floor (the figure measured when the row was written),
+// so a regression shows.
+struct Known {
+    std::string_view map;
+    double min_same_planes = 0.98;
+    bool classes_differ = false, props_differ = false;
+    std::string_view why;
+};
+constexpr Known kKnown[] = {
+    {"dota2s1_test.bsp", 0.28, true, false,
+     "its compiler zeroed the planes of 15 of 44 brush sides (the brushes are closed from their "
+     "leaves, so the shapes differ) and merged the func_brush into the world"},
+    {"hl2_test_arawn.bsp", 0.86, true, true,
+     "vbsp snapped 20 slightly rotated brushes' near-axial planes to the axes; the VMF was "
+     "edited after the compile (5 more prop_static, one ai_goal_actbusy fewer)"},
+    {"gmod_minigolf_test.bsp", 0.97, false, false,
+     "the VMF's Hammer++ points (3 decimals) are rounder than what was compiled: 6 wedge "
+     "brushes' planes differ from it by up to 0.011 units"},
+    {"desolation_rot_main.bsp", 0.98, true, false,
+     "512 func_instance were collapsed into the 3072 info_target they contain"},
+};
+const Known* known_limit(std::string_view map) {
+    for (const Known& k : kKnown) {
+        if (k.map == map) return &k;
+    }
+    return nullptr;
+}
+
 std::string pct(std::size_t a, std::size_t b) {
     return b ? fmt::format("{:.1f}%", 100.0 * double(a) / double(b)) : "n/a";
 }
@@ -515,6 +522,23 @@ TEST(BspDecompile, EveryCorpusMapAndTheSourcePairs) {
             f.orig_overlays, f.our_cubemaps, f.orig_cubemaps, f.displacements, f.disp_max_dev);
         if (!pit->second.exact) continue;
         ++exact_pairs;
+        const Known* k = known_limit(name);
+        if (k) std::printf("       known: %s\n", std::string(k->why).c_str());
+        const Known rule = k ? *k : Known{};
+        EXPECT_EQ(f.our_brushes, f.orig_brushes) << name;
+        EXPECT_GE(double(f.matched_brushes), rule.min_same_planes * double(f.our_brushes)) << name;
+        EXPECT_GE(double(f.material_equal), 0.95 * double(f.visible_sides)) << name;
+        EXPECT_GE(double(f.axes_equal), 0.95 * double(f.visible_sides)) << name;
+        if (!rule.classes_differ) {
+            EXPECT_TRUE(f.classes_equal) << name << f.class_diff;
+        }
+        if (!rule.props_differ) {
+            EXPECT_EQ(f.our_props, f.orig_props) << name;
+            EXPECT_EQ(f.props_equal, f.orig_props) << name;
+        }
+        EXPECT_EQ(f.our_overlays, f.orig_overlays) << name;
+        EXPECT_EQ(f.our_cubemaps, f.orig_cubemaps) << name;
+        EXPECT_LT(f.disp_max_dev, 0.01) << name;
     }
     std::printf("all maps: %zu solids, %zu invalid (%s valid); %zu exact pairs\n", total_solids,
                 invalid_solids, pct(total_solids - invalid_solids, total_solids).c_str(),
