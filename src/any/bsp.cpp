@@ -180,3 +180,12 @@ const ConverterHandler bsp_to_bsp = {
 }  // namespace handlers
 
 }  // namespace lk
+
+namespace lk::handlers {
+
+const bsp::Bsp* as_bsp(const Document& doc) {
+    const auto* d = dynamic_cast<const BspDocument*>(&doc);
+    return d ? &d->map() : nullptr;
+}
+
+}  // namespace lk::handlers

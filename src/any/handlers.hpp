@@ -7,6 +7,10 @@
 #include "levelkit/dmx/document.hpp"
 #include "levelkit/vmf/vmf.hpp"
 
+namespace lk::bsp {
+class Bsp;
+}
+
 namespace lk::handlers {
 
 // Formats (registry.cpp lists them; detection keeps the most certain).
@@ -23,6 +27,10 @@ extern const ConverterHandler vmap_to_vmap;
 extern const ConverterHandler vmap_to_dmx;
 extern const ConverterHandler vmf_to_vmap;
 extern const ConverterHandler vmap_to_vmf;
+extern const ConverterHandler bsp_to_vmf;
+
+// The map inside a document read by the bsp handler (nullptr for other formats).
+const bsp::Bsp* as_bsp(const Document& doc);
 
 }  // namespace lk::handlers
 

@@ -26,6 +26,7 @@ const std::vector<const ConverterHandler*>& all_converters() {
         &handlers::vmap_to_dmx,
         &handlers::vmf_to_vmap,
         &handlers::vmap_to_vmf,
+        &handlers::bsp_to_vmf,
     };
     return list;
 }

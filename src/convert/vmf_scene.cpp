@@ -129,7 +129,13 @@ scene::Scene vmf_to_scene(const vmf::Map& map, Diagnostics& diags) {
         s.groups.push_back({g.id, editor_info(g.editor, false)});
     }
     s.entities.reserve(map.entities.size());
-    for (const vmf::Entity& e : map.entities) s.entities.push_back(to_scene(e, diags));
+    for (const vmf::Entity& e : map.entities) {
+        s.entities.push_back(to_scene(e, diags));
+        for (const vmf::Connection& c : e.connections) {
+            if (!c.parsed || s.output_separator) continue;
+            s.output_separator = c.separator;
+        }
+    }
     for (const vmf::Visgroup& g : map.visgroups) s.visgroups.push_back(to_scene(g));
     for (const vmf::Camera& c : map.cameras) s.cameras.push_back({c.position, c.look});
     s.active_camera = map.active_camera;
@@ -472,7 +478,7 @@ private:
                 c.param = o.param;
                 c.delay = o.delay;
                 c.times = o.times;
-                c.separator = opt_.output_separator;
+                c.separator = s_.output_separator ? s_.output_separator : opt_.output_separator;
             }
             out.connections.push_back(std::move(c));
         }

@@ -160,6 +160,23 @@ void remove_duplicate_points(Winding& w, double eps) {
     w.resize(k);
 }
 
+double convex_overlap_area(std::span<const Vec3> a, std::span<const Vec3> b, double shrink) {
+    if (a.size() < 3 || b.size() < 3) return 0;
+    const Vec3 nb = normalize(winding_area_vector(b));
+    if (nb == Vec3{}) return 0;
+    thread_local Winding cur, next;
+    cur.assign(a.begin(), a.end());
+    for (std::size_t i = 0; i < b.size() && cur.size() >= 3; ++i) {
+        const Vec3 edge = b[(i + 1) % b.size()] - b[i];
+        // The right-hand area vector makes the interior lie to the left of each edge.
+        const Vec3 out = normalize(cross(edge, nb));
+        if (out == Vec3{}) continue;
+        clip_winding_back(cur, Plane{out, dot(out, b[i]) - shrink}, 0, next);
+        std::swap(cur, next);
+    }
+    return cur.size() < 3 ? 0 : winding_area(cur);
+}
+
 std::string_view to_string(BrushProblem p) {
     switch (p) {
         case BrushProblem::none:

@@ -132,3 +132,15 @@ TEST(Winding, NearlyAxialPlanesAreNotSnapped) {
     for (const Vec3& p : out) on += std::abs(tilted.distance_to(p)) < 1e-9;
     EXPECT_EQ(on, 2);
 }
+
+TEST(Winding, ConvexOverlapAreaOfCoplanarSquares) {
+    const Winding a{{0, 0, 5}, {10, 0, 5}, {10, 10, 5}, {0, 10, 5}};
+    // Same square wound the other way, shifted by 4 in x: a 6 x 10 overlap.
+    const Winding b{{4, 10, 5}, {14, 10, 5}, {14, 0, 5}, {4, 0, 5}};
+    EXPECT_NEAR(convex_overlap_area(a, b), 60, 1e-9);
+    EXPECT_NEAR(convex_overlap_area(b, a), 60, 1e-9);
+    // Squares sharing only an edge overlap by nothing once edges are pulled in.
+    const Winding c{{10, 0, 5}, {20, 0, 5}, {20, 10, 5}, {10, 10, 5}};
+    EXPECT_NEAR(convex_overlap_area(a, c, 0.01), 0, 1e-12);
+    EXPECT_EQ(convex_overlap_area(a, Winding{{0, 0, 0}, {1, 1, 1}}), 0);
+}

@@ -23,7 +23,8 @@ struct SceneToVmfOptions {
     int editor_version = 400;
     int editor_build = 8864;
     int map_version = 1;
-    char output_separator = '\x1b';  // ESC (L4D and later Hammer) or ','
+    // ESC (L4D and later Hammer) or ','; used when the scene's output_separator is 0.
+    char output_separator = '\x1b';
 };
 
 struct SceneToVmfReport {

@@ -116,6 +116,9 @@ double winding_area(std::span<const Vec3> w);
 Vec3 winding_center(std::span<const Vec3> w);
 // Removes consecutive points closer than eps (cyclically).
 void remove_duplicate_points(Winding& w, double eps);
+// Area of the intersection of two coplanar convex polygons (either winding order). Each edge
+// of `b` is pulled inward by `shrink`, so polygons that only share an edge overlap by 0.
+double convex_overlap_area(std::span<const Vec3> a, std::span<const Vec3> b, double shrink = 0);
 
 // --- brushes ------------------------------------------------------------------------------
 

@@ -178,6 +178,9 @@ struct Scene {
     bool cordons_active = false;
     // Where it came from ("vmf", "bsp", "vmap", "wmp") and notes a writer may need.
     std::string source_format;
+    // How the source separated output fields ('\x1b' or ','), for writers whose format has a
+    // choice (VMF: older Hammer builds read only commas); 0 = the source did not say.
+    char output_separator = 0;
     std::vector<KeyValue> metadata;
 };
 

@@ -1,0 +1,90 @@
+// Compiled Source map (BSP) -> neutral scene: the decompiler behind `levelkit convert map.bsp
+// map.vmf`. scene_to_vmf (vmf_scene.hpp) turns the result into a Hammer-loadable VMF.
+//
+// What comes back, and from where:
+//  * Brushes from the brush and brush side lumps. Each model's brushes are found by walking its
+//    BSP tree; bevel sides are skipped; side polygons are clipped from the planes in double
+//    precision and three plane points are taken on the real face (snapped to whole units where
+//    that gives back the compiled plane). Brush entity models are stored relative to the
+//    entity's origin and are moved back; their "angles" stay a key, as Hammer keeps it.
+//  * Textures: uaxis/vaxis/scale/shift inverted from texinfo (fractional shifts kept),
+//    lightmapscale from the lightmap vectors, world-aligned axes where the compiled ones are
+//    degenerate. Sides with a visible face keep their face's material; sides without one get
+//    the tool texture their contents and surface flags imply (vbsp re-points their texinfo at
+//    an arbitrary surviving one). Material names vbsp patched for cubemaps or blends
+//    ("maps/<map>/<material>_X_Y_Z", "_wvt_patch") are mapped back.
+//  * Entities from the entity lump with outputs split into Output records; "model" "*N" brush
+//    entities get their brushes; func_detail is rebuilt from detail brushes (touching ones
+//    grouped); func_areaportal and func_occluder get their brushes back by the best overlap
+//    (Hungarian method); info_ladder becomes func_ladder again. Static props become
+//    prop_static, overlays info_overlay (sides = the rebuilt side ids), cubemaps env_cubemap,
+//    displacements displacement brushes with full dispinfo.
+//  * Not recoverable, and counted in the report: visgroups and editor state, instances (already
+//    collapsed), func_viscluster, lighting and visibility results, water overlays.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "levelkit/bsp/bsp.hpp"
+#include "levelkit/core/diagnostic.hpp"
+#include "levelkit/core/result.hpp"
+#include "levelkit/scene/scene.hpp"
+
+namespace lk::convert {
+
+struct BspToSceneOptions {
+    // Group func_detail brushes whose bounds touch into one entity (off: one entity per brush).
+    bool merge_detail = true;
+    // One thin brush per original face instead of the brush lump (maps with stripped or
+    // obfuscated brushes): right textures, approximate solids.
+    bool faces_mode = false;
+    bool static_props = true;
+    bool overlays = true;
+    // The map's name, for cubemap-patched materials "maps/<name>/..."; empty: taken from the
+    // patched names themselves.
+    std::string map_name;
+};
+
+// Counts of what was rebuilt and what could not be, by kind.
+struct BspToSceneReport {
+    struct Recovered {
+        std::size_t world_brushes = 0, detail_brushes = 0, func_detail = 0, entity_brushes = 0,
+                    areaportal_brushes = 0, occluder_brushes = 0, ladder_brushes = 0,
+                    closed_brushes = 0,  // sides missing from the lump, closed by leaf bounds
+                    displacements = 0, face_brushes = 0, sides = 0, visible_sides = 0,
+                    tool_sides = 0, unpatched_materials = 0, entities = 0, brush_entities = 0,
+                    outputs = 0, static_props = 0, lighting_origins = 0, overlays = 0,
+                    cubemaps = 0, cubemap_sides = 0, areaportals = 0, occluders = 0, ladders = 0;
+    } recovered;
+    struct Lost {
+        std::size_t invalid_brushes = 0, dropped_sides = 0, unowned_brushes = 0,
+                    areaportals_unmatched = 0, occluders_unmatched = 0, overlays_skipped = 0,
+                    overlay_sides_unmapped = 0, water_overlays = 0, static_props_skipped = 0,
+                    detail_props = 0, worldlights = 0, compiler_entities = 0,
+                    displacement_multiblend = 0, cubemap_sides = 0;
+        bool visibility = false;  // PVS/PAS and func_viscluster are compile results
+    } lost;
+    // Lumps that could not be read (their contents are skipped, named here).
+    std::vector<std::string> unreadable_lumps;
+};
+
+// Decompiles `map`. Fails only when the lumps brushes are built from (planes, brushes, brush
+// sides, models, nodes, leafs, leaf brushes, texinfo, texdata) or the entity lump cannot be read;
+// other lumps that do not parse are skipped with a warning. Problems with individual brushes
+// (no valid solid) are warnings in `diags` and counts in the report.
+Result<scene::Scene> bsp_to_scene(const bsp::Bsp& map, Diagnostics& diags,
+                                  const BspToSceneOptions& opt = {},
+                                  BspToSceneReport* report = nullptr);
+
+// The material a vbsp-patched name stands for: "maps/<map>/brick/wall01_12_-40_96" ->
+// "brick/wall01" (and the cubemap origin in `cubemap` when given), "<...>_wvt_patch" -> the
+// blend material, "<...>_depth_<n>" (water) -> the water material. Other names are returned
+// unchanged. `map_name` empty accepts any map folder.
+std::string unpatch_material(std::string_view name, std::string_view map_name = {},
+                             std::array<int, 3>* cubemap = nullptr);
+
+}  // namespace lk::convert

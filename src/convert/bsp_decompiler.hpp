@@ -1,0 +1,197 @@
+// Internals of bsp_to_scene, shared by bsp_scene.cpp (entities and everything keyed off them)
+// and bsp_brushes.cpp (brush geometry, texturing, displacements, faces mode).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "levelkit/bsp/entities.hpp"
+#include "levelkit/bsp/lumps.hpp"
+#include "levelkit/bsp/props.hpp"
+#include "levelkit/convert/bsp_scene.hpp"
+#include "levelkit/core/geometry.hpp"
+
+namespace lk::convert::detail {
+
+// Brush contents (dbrush_t::contents), Source SDK bspflags.h.
+namespace contents {
+inline constexpr std::int32_t solid = 0x1, window = 0x2, grate = 0x8, water = 0x20,
+                              blocklos = 0x40, opaque = 0x80, areaportal = 0x8000,
+                              playerclip = 0x10000, monsterclip = 0x20000, detail = 0x8000000,
+                              translucent = 0x10000000, ladder = 0x20000000;
+}
+// Surface flags (texinfo_t::flags).
+namespace surf {
+inline constexpr std::int32_t sky2d = 0x2, sky = 0x4, trigger = 0x40, nodraw = 0x80,
+                              hint = 0x100, skip = 0x200;
+}
+
+// A float from the map as the shortest decimal that reads back to it (0.1f gives 0.1, not
+// 0.100000001490116), so written numbers look like the ones the mapper typed. The double
+// overloads cut a value computed from floats back to float precision the same way.
+double tidy(float f);
+double tidy(double v);
+Vec3 tidy(const Vec3& v);
+inline Vec3 tidy(const bsp::Vec3f& v) {
+    return {tidy(v.x), tidy(v.y), tidy(v.z)};
+}
+
+// Every lump the decompiler reads; optional ones stay empty when they do not parse.
+struct Lumps {
+    bsp::EntityLump entities;
+    bsp::LumpView<bsp::dplane_t> planes;
+    bsp::LumpView<bsp::dvertex_t> vertexes;
+    bsp::LumpView<bsp::dedge_t> edges;
+    bsp::LumpView<std::int32_t> surfedges;
+    bsp::LumpView<bsp::dface_t> faces;
+    bsp::LumpView<bsp::dface_t> original_faces;
+    bsp::LumpView<bsp::dbrush_t> brushes;
+    bsp::LumpView<bsp::dbrushside_t> brushsides;
+    bsp::LumpView<bsp::dmodel_t> models;
+    bsp::LumpView<bsp::dnode_t> nodes;
+    bsp::LumpView<bsp::dleaf_t> leafs;
+    bsp::LumpView<std::uint32_t> leafbrushes;
+    bsp::LumpView<bsp::texinfo_t> texinfo;
+    bsp::LumpView<bsp::dtexdata_t> texdata;
+    bsp::TexdataStrings strings;
+    bsp::LumpView<bsp::ddispinfo_t> dispinfo;
+    bsp::LumpView<bsp::CDispVert> disp_verts;
+    bsp::LumpView<bsp::CDispTri> disp_tris;
+    bsp::LumpView<bsp::doverlay_t> overlays;
+    bsp::LumpView<bsp::dwateroverlay_t> water_overlays;
+    bsp::LumpView<bsp::doverlayfade_t> overlay_fades;
+    bsp::LumpView<bsp::dcubemapsample_t> cubemaps;
+    bsp::LumpView<bsp::dareaportal_t> areaportals;
+    bsp::LumpView<bsp::Vec3f> clipportalverts;
+    bsp::Occlusion occlusion;
+    bsp::LumpView<bsp::dworldlight_t> worldlights;
+    bsp::StaticProps static_props;
+    bsp::DetailProps detail_props;
+    bool multiblend = false;
+};
+
+inline constexpr std::uint32_t kSyntheticSide = 0xFFFFFFFFu;
+
+// One usable (non-bevel, clipped to a polygon) side of a compiled brush, in model space.
+struct SideGeo {
+    // Index into the brush side lump; kSyntheticSide for a side added to close a brush whose
+    // own sides are missing.
+    std::uint32_t brushside = 0;
+    Plane plane;
+    std::uint32_t first = 0, count = 0;  // polygon corners in Geometry::points
+};
+
+// Model-space geometry of every brush in the lump.
+struct Geometry {
+    std::vector<Vec3> points;
+    std::vector<SideGeo> sides;
+    std::vector<std::uint32_t> brush_first;  // brush b's sides: [brush_first[b], brush_first[b+1])
+    std::vector<Aabb> bounds;                // per brush, model space
+    std::vector<std::uint8_t> side_visible;  // per brush side lump entry: a face shows it
+    // Faces lump index -> brush side lump indices the face lies on.
+    std::vector<std::vector<std::uint32_t>> face_sides;
+
+    std::span<const Vec3> polygon(const SideGeo& s) const { return {points.data() + s.first, s.count}; }
+};
+
+// What a texinfo turns into on one side.
+struct SideTexture {
+    std::string material;
+    scene::TextureAxis u, v;
+    double lightmap_scale = 16;
+};
+
+class Decompiler {
+public:
+    Decompiler(const bsp::Bsp& bsp, Diagnostics& diags, const BspToSceneOptions& opt,
+               BspToSceneReport& report)
+        : bsp_(bsp), diags_(diags), opt_(opt), report_(report) {}
+
+    Result<scene::Scene> run();
+
+private:
+    // --- bsp_brushes.cpp ---
+    Result<void> load();
+    void load_materials();
+    void assign_brushes_to_models();
+    void build_geometry();
+    // The box the leaves holding brush `b` fill, within its model's bounds (closes brushes
+    // whose sides are missing from the lump).
+    std::optional<Aabb> closing_box(std::uint32_t b);
+    void match_faces();
+    // Brush `b` as a scene brush moved by `origin`; nullopt (reported) if it forms no valid
+    // solid. `occluder_sides` marks sides to texture as occluders (others become nodraw).
+    std::optional<scene::Brush> make_brush(std::uint32_t b, const Vec3& origin,
+                                           const std::vector<std::uint8_t>* occluder_sides = nullptr);
+    SideTexture texture(std::int32_t texinfo, const Vec3& normal, const Vec3& origin) const;
+    std::optional<std::string> tool_material(std::int32_t contents, std::int32_t flags) const;
+    // Faces lump polygon of face `f` in `faces`; false if its edges are out of range.
+    bool face_polygon(const bsp::LumpView<bsp::dface_t>& faces, std::size_t f, Winding& out) const;
+    std::optional<Plane> face_plane(const bsp::dface_t& face) const;
+    // A brush from a planar polygon: the polygon's side plus walls and a back side `depth`
+    // behind it (displacements and --faces).
+    std::optional<scene::Brush> prism_brush(std::span<const Vec3> polygon, const Plane& plane,
+                                            std::int32_t texinfo, double depth,
+                                            const Vec3& origin);
+    void add_displacements(std::vector<scene::Brush>& out);
+    void add_face_brushes(int model, const Vec3& origin, std::vector<scene::Brush>& out);
+    // Plane points for a side polygon (world space), snapped to whole units when exact.
+    std::array<Vec3, 3> plane_points(std::span<const Vec3> polygon, const Plane& plane) const;
+    // Drops sides that do not survive as faces (kept[i] = 0 for those); false if no valid
+    // solid is left.
+    bool finish_brush(scene::Brush& brush, std::uint32_t source_index, bool report_invalid,
+                      std::vector<std::uint8_t>* kept = nullptr);
+
+    // --- bsp_scene.cpp ---
+    void entities(scene::Scene& s);
+    void detail_entities(scene::Scene& s, const std::vector<std::uint32_t>& detail);
+    void attach_areaportals(scene::Scene& s, std::vector<std::uint32_t> brushes);
+    void attach_occluders(scene::Scene& s, const std::vector<std::uint32_t>& brushes);
+    void attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& world);
+    void static_props(scene::Scene& s);
+    void overlays(scene::Scene& s);
+    void cubemaps(scene::Scene& s);
+    void warn(std::string code, std::string message);
+    std::vector<Plane> brush_planes(std::uint32_t b) const;  // model space, usable sides
+    static double tidy_distance(double v);
+
+public:
+    const bsp::Bsp& bsp_;
+    Diagnostics& diags_;
+    const BspToSceneOptions& opt_;
+    BspToSceneReport& report_;
+    Lumps l_;
+    Geometry g_;
+    // Per texdata: the material name with vbsp's patches undone, and the cubemap a patched
+    // name points at.
+    std::vector<std::string> materials_;
+    std::vector<std::optional<std::array<int, 3>>> material_cubemap_;
+    std::vector<int> brush_model_;  // model index per brush, -1 if no model owns it
+    std::vector<Aabb> leaf_boxes_;  // per brush, filled on first use by closing_box
+    // Scene ids handed out: brush side lump index -> side id (0 = not written), dispinfo index
+    // -> side id of its displaced side.
+    std::vector<std::int64_t> side_id_;
+    std::vector<std::int64_t> disp_side_id_;
+    std::vector<std::int64_t> face_side_id_;  // --faces: faces lump index -> its brush's side id
+    // Side id -> texdata it was textured from, its polygon centre and normal (cubemap side
+    // lists).
+    struct WrittenSide {
+        std::int64_t id = 0;
+        std::int32_t texdata = -1;
+        Vec3 center;
+        Vec3 normal;
+    };
+    std::vector<WrittenSide> written_sides_;
+    // Overlay id -> targetname and hammerid, from info_overlay_accessor entities.
+    std::map<std::int64_t, std::pair<std::string, std::int64_t>> overlay_names_;
+    std::vector<std::pair<std::size_t, Aabb>> ladders_;  // func_ladder entity index, its box
+    std::int64_t next_solid_id_ = 1;
+    std::int64_t next_side_id_ = 1;
+    std::size_t warnings_ = 0;
+};
+
+}  // namespace lk::convert::detail
