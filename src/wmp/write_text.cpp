@@ -1,0 +1,530 @@
+// WMP2 text and `$$M` writers. Canonical spacing follows WED's own files: tabs for
+// indentation, three spaces between vertices on a line, two spaces after a face's vertex
+// count, `{  // name` after object records and `{   // name` after entity records.
+#include <string>
+
+#include "levelkit/wmp/wmp.hpp"
+#include "model_util.hpp"
+#include "text_io.hpp"
+
+namespace lk::wmp {
+
+using detail::Emitter;
+using detail::Num;
+
+namespace {
+
+constexpr std::string_view kNdef = "ndef";
+
+std::string_view or_ndef(const std::optional<std::string>& s) { return s ? *s : kNdef; }
+
+struct TextWriter {
+    const Level& lv;
+    Emitter e;
+    bool mm;
+    std::string_view ind;   // indentation of a record body: "\t" (WMP2) or "\t\t" ($$M blocks)
+    std::string nl_ind;     // "\n" + ind
+    std::string nl_ind2;    // "\n" + ind + "\t"
+
+    TextWriter(const Level& l, bool is_mm)
+        : lv(l), e(&l.layout, l.newline), mm(is_mm) {}
+
+    void set_indent(std::string_view i) {
+        ind = i;
+        nl_ind.assign(1, '\n');
+        nl_ind.append(i);
+        nl_ind2 = nl_ind;
+        nl_ind2.push_back('\t');
+    }
+
+    void vec3(std::string_view first_gap, const Vec3& v, Num style = Num::f6) {
+        e.number(first_gap, v.x, style);
+        e.number(" ", v.y, style);
+        e.number(" ", v.z, style);
+    }
+
+    void paren_vec3(std::string_view gap, const Vec3& v) {
+        e.word(gap, "(");
+        vec3("", v);
+        e.word("", ")");
+    }
+
+    void tex_axis(const TexAxis& a) {
+        e.word(" ", "(");
+        vec3(" ", a.axis);
+        e.number(" ", a.offset);
+        e.word(" ", ")");
+    }
+
+    void surface(const Face& f) {
+        e.word(" ", ":");
+        e.bits(" ", f.flags);
+        e.number(" ", f.ambient);
+        e.number(" ", f.albedo);
+        e.word(" ", or_ndef(f.material));
+    }
+
+    void face(const Block& b, const Face& f) {
+        if (b.plane_syntax) {
+            e.word(nl_ind, "(");
+            vec3(" ", f.plane_points[0]);
+            e.word(" ", ")");
+            for (int i = 1; i < 3; ++i) {
+                e.word(" ", "(");
+                vec3(" ", f.plane_points[static_cast<std::size_t>(i)]);
+                e.word(" ", ")");
+            }
+            e.word(" ", f.texture);
+            transform(f);
+            surface(f);
+            for (const std::string& t : f.a4_tail) e.word(" ", t);
+            return;
+        }
+        e.integer(nl_ind, static_cast<std::int64_t>(f.indices.size()));
+        for (std::size_t i = 0; i < f.indices.size(); ++i) {
+            e.integer(i == 0 ? "  " : " ", f.indices[i]);
+        }
+        e.word(" ", ":");
+        e.word(" ", f.texture);
+        if (!f.uvs.empty()) {
+            e.word(" ", "[");
+            for (const auto& uv : f.uvs) {
+                e.number(" ", uv[0]);
+                e.number(" ", uv[1]);
+            }
+            e.word(" ", "]");
+        }
+        if (f.t1 && f.t2) {
+            tex_axis(*f.t1);
+            tex_axis(*f.t2);
+        }
+        if (!mm) transform(f);
+        surface(f);
+    }
+
+    void transform(const Face& f) {
+        const TexTransform t = f.transform.value_or(TexTransform{});
+        e.number(" ", t.offset_x);
+        e.number(" ", t.offset_y);
+        e.number(" ", t.rotation);
+        e.number(" ", t.scale_x);
+        e.number(" ", t.scale_y);
+    }
+
+    void block_body(const Block& b) {
+        if (!b.plane_syntax) {
+            e.word(nl_ind, "vertices");
+            e.integer(" ", static_cast<std::int64_t>(b.vertices.size()));
+            e.word(nl_ind, "faces");
+            e.integer(" ", static_cast<std::int64_t>(b.faces.size()));
+            for (std::size_t i = 0; i < b.vertices.size(); ++i) {
+                vec3(i % 3 == 0 ? std::string_view(nl_ind) : "   ", b.vertices[i]);
+            }
+        }
+        for (const Face& f : b.faces) face(b, f);
+        e.word(nl_ind, "{");
+        e.bits(nl_ind2, b.flags);
+        e.word(nl_ind2, or_ndef(b.function));
+        if (b.index) e.integer(nl_ind2, *b.index);
+        e.word(nl_ind, "}");
+    }
+
+    // --- WMP2 -------------------------------------------------------------------------
+
+    void record_head(std::string_view keyword, std::int64_t number,
+                     const std::optional<std::string>& label, std::string_view label_gap) {
+        e.word("\n\n", keyword);
+        e.integer(" ", number);
+        e.word(" ", "{");
+        if (label) e.comment(label_gap, " " + *label);
+    }
+
+    void wmp2_prologue() {
+        const Header& h = lv.header;
+        e.comment("", " WMP2");
+        e.comment("\n", " " + h.editor);
+        e.comment("\n", " Created " + h.created);
+        if (h.version) {
+            e.word("\n\n", "version");
+            e.integer(" ", *h.version);
+        }
+        e.word("\n\n", "blocks");
+        e.integer(" ", h.blocks);
+        e.word("\n", "entities");
+        e.integer(" ", h.entities);
+        e.word("\n", "objects");
+        e.integer(" ", h.objects);
+        if (!lv.wed.present) return;
+        const WedData& w = lv.wed;
+        e.word("\n\n", "wed");
+        e.word(" ", "{");
+        if (w.has_palette) {
+            e.word("\n\t", "palette");
+            e.word(" ", "{");
+            for (std::size_t i = 0; i < w.palette.size(); ++i) {
+                const std::size_t in_line = i % 48;
+                const char* gap = in_line == 0 ? (i == 0 ? "\n\t\t" : "  \n\t\t")
+                                  : in_line % 3 == 0 ? "  "
+                                                     : " ";
+                e.hex_byte(gap, w.palette[i]);
+            }
+            e.word(w.palette.empty() ? "\n\t" : "  \n\t", "}");
+        }
+        if (w.has_wad_section) {
+            e.word("\n\n\t", "wad");
+            e.word(" ", "{");
+            for (std::size_t i = 0; i < w.wad_header.size(); ++i) {
+                e.number(i == 0 ? "\n\t\t" : " ", w.wad_header[i]);
+            }
+            for (const Wad& wad : w.wads) {
+                e.angle("\n\t\t", wad.path);
+                e.number(" ", wad.flag);
+            }
+            e.word("\n\t", "}");
+        }
+        for (const WedData::Section& s : w.sections) {
+            e.word("\n\n\t", s.name);
+            e.word(" ", "{");
+            for (const auto& line : s.lines) {
+                for (std::size_t i = 0; i < line.size(); ++i) e.word(i == 0 ? "\n\t\t" : " ", line[i]);
+            }
+            e.word("\n\t", "}");
+        }
+        e.word("\n", "}");
+    }
+
+    void wmp2_object(const Object& o) {
+        record_head("object", o.number, o.name, "  ");
+        paren_vec3("\n\t", o.transform.position);
+        paren_vec3(" ", o.transform.angles);
+        paren_vec3(" ", o.transform.scale);
+        for (std::size_t i = 0; i < o.children.size(); ++i) {
+            if (i % 10 == 0) {
+                e.word("\n\t", "object");
+            } else {
+                e.word("", ",");
+            }
+            e.integer(" ", lv.objects[o.children[i]].number);
+        }
+        if (o.payload >= 0 && o.kind != Kind::group) {
+            e.word("\n\t", class_name(o.kind));
+            e.integer(" ", payload_number(lv, o.kind, static_cast<std::size_t>(o.payload)));
+        }
+        e.word("\n", "}");
+    }
+
+    void wmp2_level(const LevelInfo& li) {
+        record_head("level", li.number, li.label, "   ");
+        e.angle("\n\t", li.wad);
+        e.angle("\n\t", li.palette);
+        e.number("\n\t", li.nexus);
+        e.number("\n\t", li.sun_azimuth);
+        e.number("\n\t", li.sun_elevation);
+        e.angle("\n\t", or_ndef(li.script));
+        const Num style = lv.dialect == Dialect::wmp2_a6 ? Num::f6_full : Num::f6;
+        for (const Rgb& c : li.colors) {
+            e.number("\n\t", c.r, style);
+            e.number(" ", c.g, style);
+            e.number(" ", c.b, style);
+        }
+        e.word("\n", "}");
+    }
+
+    void wmp2_model(const Model& m) {
+        record_head("model", m.number, m.label, "   ");
+        vec3("\n\t", m.scale);
+        e.angle("\n\t", m.file);
+        e.word("\n\t", m.name);
+        e.word("\n\t", or_ndef(m.action));
+        for (std::size_t i = 0; i < m.skills.size(); ++i) e.number(i ? " " : "\n\t", m.skills[i]);
+        e.bits("\n\t", m.flags, m.text_quoted_flags);
+        e.number("\n\t", m.ambient);
+        if (m.text_extended) {
+            e.number("\n\t", m.albedo);
+            e.word("\n\t", or_ndef(m.path));
+            e.word("\n\t", or_ndef(m.string2));
+            if (m.text_material_lines) {
+                e.word("\n\t", or_ndef(m.material));
+                for (std::uint16_t tag = 0; tag < 2; ++tag) {
+                    std::string_view s = kNdef;
+                    for (const TaggedString& t : m.strings) {
+                        if (t.tag == tag) s = t.text;
+                    }
+                    e.word("\n\t", s);
+                }
+            }
+        }
+        e.word("\n", "}");
+    }
+
+    void wmp2_path(const Path& p) {
+        record_head("path", p.number, p.label, "   ");
+        e.word("\n\t", p.name);
+        e.number("\n\t", p.text_scalar);
+        e.integer("\n\t", static_cast<std::int64_t>(p.nodes.size()));
+        for (const Vec3& n : p.nodes) vec3("\n\t", n);
+        if (p.has_node_skills) {
+            node_skills(p, "\n\t");
+            e.integer("\n\t", static_cast<std::int64_t>(p.edges.size()));
+            for (const PathEdge& ed : p.edges) {
+                e.integer("\n\t", ed.from);
+                e.integer(" ", ed.to);
+                for (double v : ed.values) e.number(" ", v);
+            }
+        }
+        e.word("\n", "}");
+    }
+
+    void node_skills(const Path& p, std::string_view line_gap) {
+        const std::size_t k = p.skills_per_node;
+        for (std::size_t i = 0; i < p.node_skills.size(); ++i) {
+            e.number(k == 0 || i % k == 0 ? line_gap : " ", p.node_skills[i]);
+        }
+    }
+
+    void wmp2_record(const RecordRef& r) {
+        switch (r.kind) {
+            case RecordKind::object: wmp2_object(lv.objects[r.index]); break;
+            case RecordKind::block: {
+                const Block& b = lv.blocks[r.index];
+                record_head("block", b.number, b.label, "   ");
+                block_body(b);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::level: wmp2_level(lv.levels[r.index]); break;
+            case RecordKind::model: wmp2_model(lv.models[r.index]); break;
+            case RecordKind::light: {
+                const Light& l = lv.lights[r.index];
+                record_head("light", l.number, l.label, "   ");
+                e.number("\n\t", l.color.r);
+                e.number(" ", l.color.g);
+                e.number(" ", l.color.b);
+                e.number(" ", l.range);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::start: {
+                const Start& s = lv.starts[r.index];
+                record_head("start", s.number, s.label, "   ");
+                e.word("\n\t", s.name);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::sound: {
+                const Sound& s = lv.sounds[r.index];
+                record_head("sound", s.number, s.label, "   ");
+                e.angle("\n\t", s.file);
+                e.bits("\n\t", s.flags);
+                e.number("\n\t", s.volume);
+                e.number(" ", s.param2);
+                e.number(" ", s.param3);
+                e.number(" ", s.range);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::path: wmp2_path(lv.paths[r.index]); break;
+            case RecordKind::region: {
+                const Region& g = lv.regions[r.index];
+                record_head("region", g.number, g.label, "   ");
+                e.word("\n\t", g.name);
+                vec3("\n\t", g.mins);
+                vec3("\n\t", g.maxs);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::unknown: {
+                const UnknownRecord& u = lv.unknown_records[r.index];
+                record_head(u.keyword, u.number, std::nullopt, "");
+                for (const std::string& t : u.tokens) e.word(" ", t);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::sun: break;  // `$$M` only
+        }
+    }
+
+    // --- $$M --------------------------------------------------------------------------
+
+    void mm_head(std::string_view kind, std::int64_t type, bool first) {
+        e.word(first ? "\n\n\n" : "\n", "{");
+        e.comment(" ", std::string(kind));
+        e.integer("\n\t", type);
+    }
+
+    void mm_transform(const Object* o, bool with_scale) {
+        const Transform t = o ? o->transform : Transform{};
+        vec3("\n\t", t.position);
+        vec3("\n\t", t.angles);
+        if (with_scale) vec3("\n\t", t.scale);
+    }
+
+    void mm_record(const RecordRef& r, bool first, const std::vector<const Object*>& owner) {
+        auto obj = [&](RecordKind k, std::uint32_t i) {
+            return owner[payload_slot(lv, kind_of(k), i)];
+        };
+        switch (r.kind) {
+            case RecordKind::level: {
+                const LevelInfo& li = lv.levels[r.index];
+                mm_head("level", li.number, first);
+                e.word("\n\t", li.wad);
+                e.word("\n\t", li.palette);
+                set_indent("\t\t");
+                for (std::size_t i = 0; i < lv.blocks.size(); ++i) {
+                    const Block& b = lv.blocks[i];
+                    e.word("\n\t", "{");
+                    if (b.label) e.comment("   ", " " + *b.label);
+                    block_body(b);
+                    e.word("\n\t", "}");
+                }
+                set_indent("\t");
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::sun: {
+                const LevelInfo& li = lv.levels[r.index];
+                mm_head("sun", li.mm_sun_type, first);
+                e.number("\n\t", li.sun_azimuth);
+                e.number("\n\t", li.sun_elevation);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::model: {
+                const Model& m = lv.models[r.index];
+                mm_head("model", m.number, first);
+                mm_transform(obj(r.kind, r.index), true);
+                e.word("\n\t", m.file);
+                e.word("\n\t", m.name);
+                e.word("\n\t", or_ndef(m.action));
+                for (std::size_t i = 0; i < m.skills.size(); ++i) {
+                    e.number(i ? " " : "\n\t", m.skills[i]);
+                }
+                e.bits("\n\t", m.flags);
+                e.number("\n\t", m.ambient);
+                if (m.text_extended) {
+                    e.number("\n\t", m.albedo);
+                    e.integer("\n\t", m.mm_path_index);
+                    e.integer("\n\t", m.mm_reserved);
+                    if (m.text_material_lines) {
+                        e.word("\n\t", or_ndef(m.material));
+                        std::uint16_t max_tag = 0;
+                        for (const TaggedString& t : m.strings) max_tag = std::max(max_tag, t.tag);
+                        for (std::uint16_t tag = 0; !m.strings.empty() && tag <= max_tag; ++tag) {
+                            std::string_view s = kNdef;
+                            for (const TaggedString& t : m.strings) {
+                                if (t.tag == tag) s = t.text;
+                            }
+                            e.word("\n\t", s);
+                        }
+                    }
+                }
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::light: {
+                const Light& l = lv.lights[r.index];
+                mm_head("light", l.number, first);
+                mm_transform(obj(r.kind, r.index), false);
+                e.number("\n\t", l.color.r, Num::f6_full);
+                e.number(" ", l.color.g, Num::f6_full);
+                e.number(" ", l.color.b, Num::f6_full);
+                e.number(" ", l.range);
+                e.bits(" ", l.flags);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::start: {
+                const Start& s = lv.starts[r.index];
+                mm_head("start", s.number, first);
+                mm_transform(obj(r.kind, r.index), false);
+                e.word("\n\t", s.name);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::sound: {
+                const Sound& s = lv.sounds[r.index];
+                mm_head("sound", s.number, first);
+                mm_transform(obj(r.kind, r.index), false);
+                e.word("\n\t", s.file);
+                e.bits("\n\t", s.flags);
+                e.number("\n\t", s.volume);
+                e.number(" ", s.param2);
+                e.number(" ", s.param3);
+                e.number(" ", s.range);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::path: {
+                const Path& p = lv.paths[r.index];
+                mm_head("path", p.number, first);
+                e.word("\n\t", p.name);
+                e.integer("\n\t", static_cast<std::int64_t>(p.nodes.size()));
+                e.integer("\n\t", p.mm_value_count);
+                for (const Vec3& n : p.nodes) vec3("\n\t", n);
+                node_skills(p, "\n\t");
+                for (const PathEdge& ed : p.edges) {
+                    e.integer("\n\t", static_cast<std::int64_t>(ed.from) + 1);
+                    e.integer(" ", static_cast<std::int64_t>(ed.to) + 1);
+                    for (double v : ed.values) e.number(" ", v);
+                }
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::region: {
+                const Region& g = lv.regions[r.index];
+                mm_head("region", g.number, first);
+                e.word("\n\t", g.name);
+                vec3("\n\t", g.mins);
+                vec3("\n\t", g.maxs);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::unknown: {
+                const UnknownRecord& u = lv.unknown_records[r.index];
+                mm_head(u.keyword, u.number, first);
+                for (const std::string& t : u.tokens) e.word(" ", t);
+                e.word("\n", "}");
+                break;
+            }
+            case RecordKind::object:
+            case RecordKind::block: break;  // objects are implicit, blocks live in the level
+        }
+    }
+};
+
+}  // namespace
+
+Result<std::string> write_text(const Level& lv) {
+    const bool mm = lv.dialect == Dialect::mm;
+    if (!mm && !is_wmp2(lv.dialect)) {
+        return Diagnostic::error("wmp.wrong-dialect", "write_text needs a WMP2 or $$M level");
+    }
+    TextWriter w(lv, mm);
+    w.set_indent("\t");
+    const std::vector<RecordRef> order =
+        lv.record_order.empty() ? canonical_record_order(lv) : lv.record_order;
+    const bool spans = lv.record_spans.size() == order.size() && !lv.record_order.empty();
+    if (mm) {
+        w.e.record(lv.prologue_span, [&] {
+            w.e.comment("", " " + lv.header.mm_banner);
+            w.e.word("\n\n", "version");
+            w.e.integer(" ", lv.header.version.value_or(711));
+        });
+        const std::vector<const Object*> owner = payload_owners(lv);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            w.e.record(spans ? lv.record_spans[i] : TokenSpan{},
+                       [&] { w.mm_record(order[i], i == 0, owner); });
+        }
+        w.e.trailer("\n");
+    } else {
+        w.e.record(lv.prologue_span, [&] { w.wmp2_prologue(); });
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            w.e.record(spans ? lv.record_spans[i] : TokenSpan{},
+                       [&] { w.wmp2_record(order[i]); });
+        }
+        w.e.trailer("\n\n");
+    }
+    return w.e.take();
+}
+
+}  // namespace lk::wmp
