@@ -27,7 +27,8 @@ void add_info_command(CLI::App& app) {
                 }
                 Json j;
                 j["file"] = opts->files[i];
-                for (auto& [k, v] : doc.value()->info().items()) j[k] = v;
+                const Json info = doc.value()->info();
+                for (auto& [k, v] : info.items()) j[k] = v;
                 results[i].emplace(std::move(j));
             },
             [&](std::size_t i) {

@@ -7,12 +7,16 @@ namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
+        &handlers::wmp,
+        &handlers::wmp_m,
     };
     return list;
 }
 
 const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
+        &handlers::wmp_to_wmp_m_converter,
+        &handlers::wmp_to_wmp_converter,
     };
     return list;
 }

@@ -174,9 +174,9 @@ std::string write_a3(const A3Level& a) {
     for (std::size_t i = 0; i < a.order.size(); ++i) {
         const auto& ref = a.order[i];
         e.record(spans ? a.spans[i] : TokenSpan{}, [&] {
-            e.word(i == 0 ? "" : "\n",
-                   ref.kind == A3Level::Rec::unknown ? std::string_view(a.unknown[ref.index].keyword)
-                                                     : keyword_of(ref.kind));
+            e.word(i == 0 ? "" : "\n", ref.kind == A3Level::Rec::unknown
+                                           ? std::string_view(a.unknown[ref.index].keyword)
+                                           : keyword_of(ref.kind));
             switch (ref.kind) {
                 case A3Level::Rec::vertex: {
                     const auto& v = a.vertices[ref.index];
@@ -205,7 +205,8 @@ std::string write_a3(const A3Level& a) {
                 }
                 case A3Level::Rec::thing:
                 case A3Level::Rec::actor: {
-                    const auto& t = (ref.kind == A3Level::Rec::thing ? a.things : a.actors)[ref.index];
+                    const auto& t =
+                        (ref.kind == A3Level::Rec::thing ? a.things : a.actors)[ref.index];
                     e.word("\t", t.name);
                     e.number(" ", t.x, Num::f3);
                     e.number(" ", t.y, Num::f3);

@@ -33,7 +33,8 @@ std::optional<Dialect> detect(ByteSpan data) {
     if (s.starts_with("#") || s.starts_with("VERTEX")) {
         // A3: `#` header comments and keyword records.
         const std::string_view head = s.substr(0, 4096);
-        if (head.find("VERTEX") != std::string_view::npos || head.find("WED v3") != std::string_view::npos)
+        if (head.find("VERTEX") != std::string_view::npos ||
+            head.find("WED v3") != std::string_view::npos)
             return Dialect::a3;
     }
     return std::nullopt;
@@ -42,8 +43,8 @@ std::optional<Dialect> detect(ByteSpan data) {
 Result<File> read(Blob data, Diagnostics* warnings) {
     const auto d = detect(data.bytes());
     if (!d) {
-        return Diagnostic::error("wmp.unknown-format",
-                                 "not a WMP2, WMPB, $$M or A3 WMP file").at_offset(0);
+        return Diagnostic::error("wmp.unknown-format", "not a WMP2, WMPB, $$M or A3 WMP file")
+            .at_offset(0);
     }
     File f;
     f.dialect = *d;
@@ -135,8 +136,7 @@ Result<Level> convert(const Level& in, Dialect target) {
     for (std::size_t i = 0; i < out.blocks.size(); ++i) {
         Block& b = out.blocks[i];
         if (b.plane_syntax && !plane_block_to_polygons(b)) {
-            return Diagnostic::error("wmp.open-block",
-                                     "plane block does not close a convex volume")
+            return Diagnostic::error("wmp.open-block", "plane block does not close a convex volume")
                 .with_path("block[" + std::to_string(b.number) + "]");
         }
         if (target == Dialect::wmp2_a6) fill_texture_axes(b);
@@ -180,13 +180,26 @@ Result<Level> convert(const Level& in, Dialect target) {
     out.record_order = canonical_record_order(out);
     for (const RecordRef& r : out.record_order) {
         switch (r.kind) {
-            case RecordKind::model: out.models[r.index].number = next++; break;
-            case RecordKind::light: out.lights[r.index].number = next++; break;
-            case RecordKind::start: out.starts[r.index].number = next++; break;
-            case RecordKind::sound: out.sounds[r.index].number = next++; break;
-            case RecordKind::path: out.paths[r.index].number = next++; break;
-            case RecordKind::region: out.regions[r.index].number = next++; break;
-            default: break;
+            case RecordKind::model:
+                out.models[r.index].number = next++;
+                break;
+            case RecordKind::light:
+                out.lights[r.index].number = next++;
+                break;
+            case RecordKind::start:
+                out.starts[r.index].number = next++;
+                break;
+            case RecordKind::sound:
+                out.sounds[r.index].number = next++;
+                break;
+            case RecordKind::path:
+                out.paths[r.index].number = next++;
+                break;
+            case RecordKind::region:
+                out.regions[r.index].number = next++;
+                break;
+            default:
+                break;
         }
     }
     for (std::size_t i = 0; i < pre.size(); ++i) {
@@ -255,16 +268,17 @@ void validate(const Level& lv, Diagnostics& out) {
         ++owners[payload_slot(lv, o.kind, static_cast<std::size_t>(o.payload))];
     }
     if (lv.dialect != Dialect::mm) {
-        for (Kind k : {Kind::block, Kind::level, Kind::model, Kind::light, Kind::start,
-                       Kind::sound, Kind::path, Kind::region}) {
+        for (Kind k : {Kind::block, Kind::level, Kind::model, Kind::light, Kind::start, Kind::sound,
+                       Kind::path, Kind::region}) {
             for (std::size_t i = 0; i < lv.count(k); ++i) {
                 const std::uint32_t n = owners[payload_slot(lv, k, i)];
                 if (n == 1 || lv.objects.empty()) continue;
-                out.add(Diagnostic::warning(n == 0 ? "wmp.unreferenced-record" : "wmp.shared-record",
-                                            std::string(class_name(k)) + " record is owned by " +
-                                                std::to_string(n) + " objects")
-                            .with_path(std::string(class_name(k)) + "[" +
-                                       std::to_string(payload_number(lv, k, i)) + "]"));
+                out.add(
+                    Diagnostic::warning(n == 0 ? "wmp.unreferenced-record" : "wmp.shared-record",
+                                        std::string(class_name(k)) + " record is owned by " +
+                                            std::to_string(n) + " objects")
+                        .with_path(std::string(class_name(k)) + "[" +
+                                   std::to_string(payload_number(lv, k, i)) + "]"));
             }
         }
     }
@@ -297,9 +311,9 @@ void validate(const Level& lv, Diagnostics& out) {
     }
     auto count_check = [&](std::string_view what, std::int64_t said, std::size_t has) {
         if (said == static_cast<std::int64_t>(has)) return;
-        out.add(Diagnostic::warning("wmp.count-mismatch",
-                                    "header says " + std::to_string(said) + " " + std::string(what) +
-                                        ", the level has " + std::to_string(has)));
+        out.add(Diagnostic::warning(
+            "wmp.count-mismatch", "header says " + std::to_string(said) + " " + std::string(what) +
+                                      ", the level has " + std::to_string(has)));
     };
     if (lv.dialect != Dialect::mm) {
         count_check("blocks", lv.header.blocks, lv.blocks.size());

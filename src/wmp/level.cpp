@@ -8,12 +8,18 @@ namespace lk::wmp {
 
 std::string_view to_string(Dialect d) {
     switch (d) {
-        case Dialect::a3: return "a3";
-        case Dialect::wmp2_a4: return "wmp2-a4";
-        case Dialect::wmp2_a5: return "wmp2-a5";
-        case Dialect::wmp2_a6: return "wmp2-a6";
-        case Dialect::wmpb: return "wmpb";
-        case Dialect::mm: return "$$m";
+        case Dialect::a3:
+            return "a3";
+        case Dialect::wmp2_a4:
+            return "wmp2-a4";
+        case Dialect::wmp2_a5:
+            return "wmp2-a5";
+        case Dialect::wmp2_a6:
+            return "wmp2-a6";
+        case Dialect::wmpb:
+            return "wmpb";
+        case Dialect::mm:
+            return "$$m";
     }
     return "?";
 }
@@ -27,7 +33,9 @@ constexpr std::string_view kClassNames[] = {"object", "level", "block", "model",
                                             "start",  "sound", "path",  "region"};
 }
 
-std::string_view class_name(Kind k) { return kClassNames[static_cast<int>(k)]; }
+std::string_view class_name(Kind k) {
+    return kClassNames[static_cast<int>(k)];
+}
 
 std::optional<Kind> kind_from_class_name(std::string_view s) {
     for (int i = 0; i < 9; ++i) {
@@ -48,17 +56,26 @@ ModelFileType model_file_type(std::string_view file) {
 std::size_t Level::count(Kind k) const {
     switch (k) {
         case Kind::group: {
-            return static_cast<std::size_t>(std::count_if(
-                objects.begin(), objects.end(), [](const Object& o) { return o.kind == Kind::group; }));
+            return static_cast<std::size_t>(
+                std::count_if(objects.begin(), objects.end(),
+                              [](const Object& o) { return o.kind == Kind::group; }));
         }
-        case Kind::level: return levels.size();
-        case Kind::block: return blocks.size();
-        case Kind::model: return models.size();
-        case Kind::light: return lights.size();
-        case Kind::start: return starts.size();
-        case Kind::sound: return sounds.size();
-        case Kind::path: return paths.size();
-        case Kind::region: return regions.size();
+        case Kind::level:
+            return levels.size();
+        case Kind::block:
+            return blocks.size();
+        case Kind::model:
+            return models.size();
+        case Kind::light:
+            return lights.size();
+        case Kind::start:
+            return starts.size();
+        case Kind::sound:
+            return sounds.size();
+        case Kind::path:
+            return paths.size();
+        case Kind::region:
+            return regions.size();
     }
     return 0;
 }
@@ -76,25 +93,36 @@ std::size_t Level::face_count() const {
 
 Kind kind_of(RecordKind k) {
     switch (k) {
-        case RecordKind::object: return Kind::group;
-        case RecordKind::block: return Kind::block;
+        case RecordKind::object:
+            return Kind::group;
+        case RecordKind::block:
+            return Kind::block;
         case RecordKind::level:
-        case RecordKind::sun: return Kind::level;
-        case RecordKind::model: return Kind::model;
-        case RecordKind::light: return Kind::light;
-        case RecordKind::start: return Kind::start;
-        case RecordKind::sound: return Kind::sound;
-        case RecordKind::path: return Kind::path;
-        case RecordKind::region: return Kind::region;
-        case RecordKind::unknown: break;
+        case RecordKind::sun:
+            return Kind::level;
+        case RecordKind::model:
+            return Kind::model;
+        case RecordKind::light:
+            return Kind::light;
+        case RecordKind::start:
+            return Kind::start;
+        case RecordKind::sound:
+            return Kind::sound;
+        case RecordKind::path:
+            return Kind::path;
+        case RecordKind::region:
+            return Kind::region;
+        case RecordKind::unknown:
+            break;
     }
     return Kind::group;
 }
 
 RecordKind record_kind_of(Kind k) {
-    static constexpr RecordKind kMap[] = {RecordKind::object, RecordKind::level, RecordKind::block,
-                                          RecordKind::model,  RecordKind::light, RecordKind::start,
-                                          RecordKind::sound,  RecordKind::path,  RecordKind::region};
+    static constexpr RecordKind kMap[] = {
+        RecordKind::object, RecordKind::level, RecordKind::block,
+        RecordKind::model,  RecordKind::light, RecordKind::start,
+        RecordKind::sound,  RecordKind::path,  RecordKind::region};
     return kMap[static_cast<int>(k)];
 }
 
@@ -108,7 +136,9 @@ std::size_t payload_slot(const Level& lv, Kind k, std::size_t index) {
     return base;
 }
 
-std::size_t payload_slot_count(const Level& lv) { return payload_slot(lv, Kind::group, 0); }
+std::size_t payload_slot_count(const Level& lv) {
+    return payload_slot(lv, Kind::group, 0);
+}
 
 std::vector<const Object*> payload_owners(const Level& lv) {
     std::vector<const Object*> owners(payload_slot_count(lv), nullptr);
@@ -123,15 +153,24 @@ std::vector<const Object*> payload_owners(const Level& lv) {
 
 std::int64_t payload_number(const Level& lv, Kind k, std::size_t i) {
     switch (k) {
-        case Kind::group: return lv.objects[i].number;
-        case Kind::level: return lv.levels[i].number;
-        case Kind::block: return lv.blocks[i].number;
-        case Kind::model: return lv.models[i].number;
-        case Kind::light: return lv.lights[i].number;
-        case Kind::start: return lv.starts[i].number;
-        case Kind::sound: return lv.sounds[i].number;
-        case Kind::path: return lv.paths[i].number;
-        case Kind::region: return lv.regions[i].number;
+        case Kind::group:
+            return lv.objects[i].number;
+        case Kind::level:
+            return lv.levels[i].number;
+        case Kind::block:
+            return lv.blocks[i].number;
+        case Kind::model:
+            return lv.models[i].number;
+        case Kind::light:
+            return lv.lights[i].number;
+        case Kind::start:
+            return lv.starts[i].number;
+        case Kind::sound:
+            return lv.sounds[i].number;
+        case Kind::path:
+            return lv.paths[i].number;
+        case Kind::region:
+            return lv.regions[i].number;
     }
     return 0;
 }
@@ -175,8 +214,8 @@ std::vector<RecordRef> canonical_record_order(const Level& lv) {
             listed[s] = 1;
             out.push_back({record_kind_of(o.kind), static_cast<std::uint32_t>(o.payload)});
         }
-        for (Kind k : {Kind::model, Kind::light, Kind::start, Kind::sound, Kind::path,
-                       Kind::region}) {
+        for (Kind k :
+             {Kind::model, Kind::light, Kind::start, Kind::sound, Kind::path, Kind::region}) {
             for (std::size_t i = 0; i < lv.count(k); ++i) {
                 if (!listed[payload_slot(lv, k, i)]) {
                     out.push_back({record_kind_of(k), static_cast<std::uint32_t>(i)});

@@ -27,13 +27,15 @@ std::string newline_of(std::string_view text) {
     return "\r\n";
 }
 
-Diagnostic under(Diagnostic d, std::string_view seg) { return std::move(d).under(seg); }
+Diagnostic under(Diagnostic d, std::string_view seg) {
+    return std::move(d).under(seg);
+}
 
 // Fails with `d` placed under the logical path `seg`.
-#define WMP_TRY_UNDER(seg, expr)                                                 \
-    do {                                                                         \
-        auto&& wmp_r_ = (expr);                                                  \
-        if (!wmp_r_) return under(std::move(wmp_r_).error(), (seg));             \
+#define WMP_TRY_UNDER(seg, expr)                                     \
+    do {                                                             \
+        auto&& wmp_r_ = (expr);                                      \
+        if (!wmp_r_) return under(std::move(wmp_r_).error(), (seg)); \
     } while (0)
 
 // Largest count a text field can announce: every item needs at least two bytes.
@@ -179,7 +181,8 @@ Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
         b.plane_syntax = true;
         while (lx.peek().is("(")) {
             Face& f = b.faces.emplace_back();
-            WMP_TRY_UNDER("face[" + std::to_string(b.faces.size() - 1) + "]", read_plane_face(lx, f));
+            WMP_TRY_UNDER("face[" + std::to_string(b.faces.size() - 1) + "]",
+                          read_plane_face(lx, f));
         }
         return read_block_trailer(lx, b);
     }
@@ -195,8 +198,7 @@ Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
     }
     b.faces.resize(nf);
     for (std::uint32_t i = 0; i < nf; ++i) {
-        WMP_TRY_UNDER("face[" + std::to_string(i) + "]",
-                      read_polygon_face(lx, b.faces[i], nv, mm));
+        WMP_TRY_UNDER("face[" + std::to_string(i) + "]", read_polygon_face(lx, b.faces[i], nv, mm));
     }
     return read_block_trailer(lx, b);
 }
@@ -329,11 +331,10 @@ Result<void> read_object_record(Lexer& lx, Object& o, PendingObject& pend) {
         }
         const Token t = lx.peek();
         LK_TRY_ASSIGN(std::int64_t n, lx.integer("payload number"));
-        static constexpr RecordKind kMap[] = {RecordKind::object, RecordKind::level,
-                                              RecordKind::block,  RecordKind::model,
-                                              RecordKind::light,  RecordKind::start,
-                                              RecordKind::sound,  RecordKind::path,
-                                              RecordKind::region};
+        static constexpr RecordKind kMap[] = {
+            RecordKind::object, RecordKind::level, RecordKind::block,
+            RecordKind::model,  RecordKind::light, RecordKind::start,
+            RecordKind::sound,  RecordKind::path,  RecordKind::region};
         pend.payload = PendingRef{kMap[static_cast<int>(*kind)], n, t.offset};
         o.kind = *kind;
     }
@@ -363,7 +364,8 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
             wed.has_palette = true;
             while (!lx.peek().is("}")) {
                 const Token t = lx.peek();
-                auto v = t.kind == Tok::word && t.text.size() <= 2 ? parse_uint(t.text) : std::nullopt;
+                auto v =
+                    t.kind == Tok::word && t.text.size() <= 2 ? parse_uint(t.text) : std::nullopt;
                 unsigned byte = 0;
                 bool ok = t.kind == Tok::word && !t.text.empty() && t.text.size() <= 2;
                 for (char c : t.text) {
@@ -375,7 +377,8 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
                     byte = byte * 16 + static_cast<unsigned>(d < 0 ? 0 : d);
                 }
                 (void)v;
-                if (!ok) return lx.error(t, "wmp.bad-palette", "expected a hex byte in the palette");
+                if (!ok)
+                    return lx.error(t, "wmp.bad-palette", "expected a hex byte in the palette");
                 lx.next();
                 wed.palette.push_back(static_cast<std::uint8_t>(byte));
             }
@@ -419,22 +422,44 @@ std::uint32_t push(std::vector<T>& v, std::int64_t number, std::optional<std::st
 
 // Links object references and finds the root; errors on dangling references and cycles.
 Result<void> link_objects(Level& lv, const std::vector<PendingObject>& pending, const Lexer& lx) {
-    std::unordered_map<std::int64_t, std::uint32_t> by_number[static_cast<int>(RecordKind::unknown)];
-    auto table = [&](RecordKind k) -> auto& { return by_number[static_cast<int>(k)]; };
+    std::unordered_map<std::int64_t, std::uint32_t>
+        by_number[static_cast<int>(RecordKind::unknown)];
+    auto table = [&](RecordKind k) -> auto& {
+        return by_number[static_cast<int>(k)];
+    };
     for (const RecordRef& r : lv.record_order) {
         if (r.kind == RecordKind::unknown || r.kind == RecordKind::sun) continue;
         std::int64_t n = 0;
         switch (r.kind) {
-            case RecordKind::object: n = lv.objects[r.index].number; break;
-            case RecordKind::block: n = lv.blocks[r.index].number; break;
-            case RecordKind::level: n = lv.levels[r.index].number; break;
-            case RecordKind::model: n = lv.models[r.index].number; break;
-            case RecordKind::light: n = lv.lights[r.index].number; break;
-            case RecordKind::start: n = lv.starts[r.index].number; break;
-            case RecordKind::sound: n = lv.sounds[r.index].number; break;
-            case RecordKind::path: n = lv.paths[r.index].number; break;
-            case RecordKind::region: n = lv.regions[r.index].number; break;
-            default: break;
+            case RecordKind::object:
+                n = lv.objects[r.index].number;
+                break;
+            case RecordKind::block:
+                n = lv.blocks[r.index].number;
+                break;
+            case RecordKind::level:
+                n = lv.levels[r.index].number;
+                break;
+            case RecordKind::model:
+                n = lv.models[r.index].number;
+                break;
+            case RecordKind::light:
+                n = lv.lights[r.index].number;
+                break;
+            case RecordKind::start:
+                n = lv.starts[r.index].number;
+                break;
+            case RecordKind::sound:
+                n = lv.sounds[r.index].number;
+                break;
+            case RecordKind::path:
+                n = lv.paths[r.index].number;
+                break;
+            case RecordKind::region:
+                n = lv.regions[r.index].number;
+                break;
+            default:
+                break;
         }
         table(r.kind).emplace(n, r.index);
     }
@@ -472,7 +497,8 @@ Result<void> link_objects(Level& lv, const std::vector<PendingObject>& pending, 
     std::vector<std::uint8_t> colour(lv.objects.size(), 0);
     for (std::size_t s = 0; s < lv.objects.size(); ++s) {
         if (colour[s]) continue;
-        std::vector<std::pair<std::uint32_t, std::size_t>> stack{{static_cast<std::uint32_t>(s), 0}};
+        std::vector<std::pair<std::uint32_t, std::size_t>> stack{
+            {static_cast<std::uint32_t>(s), 0}};
         colour[s] = 1;
         while (!stack.empty()) {
             auto& [o, next] = stack.back();
@@ -501,10 +527,9 @@ void check_counts(const Level& lv, Diagnostics* warnings) {
     if (!warnings) return;
     auto warn = [&](std::string_view what, std::int64_t said, std::size_t has) {
         if (said == static_cast<std::int64_t>(has)) return;
-        warnings->add(Diagnostic::warning("wmp.count-mismatch",
-                                          "header says " + std::to_string(said) + " " +
-                                              std::string(what) + ", file has " +
-                                              std::to_string(has)));
+        warnings->add(Diagnostic::warning(
+            "wmp.count-mismatch", "header says " + std::to_string(said) + " " + std::string(what) +
+                                      ", file has " + std::to_string(has)));
     };
     warn("blocks", lv.header.blocks, lv.blocks.size());
     warn("entities", lv.header.entities, lv.entity_count());
@@ -512,7 +537,6 @@ void check_counts(const Level& lv, Diagnostics* warnings) {
 }
 
 }  // namespace
-
 
 Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     Level lv;
@@ -551,9 +575,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     }
     lv.prologue_span = {0, lx.token_count()};
 
-    if (!lv.header.version) lv.dialect = Dialect::wmp2_a4;
-    else if (*lv.header.version < 700) lv.dialect = Dialect::wmp2_a5;
-    else lv.dialect = Dialect::wmp2_a6;
+    if (!lv.header.version)
+        lv.dialect = Dialect::wmp2_a4;
+    else if (*lv.header.version < 700)
+        lv.dialect = Dialect::wmp2_a5;
+    else
+        lv.dialect = Dialect::wmp2_a6;
 
     std::vector<PendingObject> pending;
     while (!lx.at_end()) {
@@ -807,9 +834,11 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                     const std::uint32_t bi = static_cast<std::uint32_t>(lv.blocks.size());
                     Block& b = lv.blocks.emplace_back();
                     lx.next();
-                    if (auto c = lx.comment_on_line()) b.label = std::string(detail::comment_text(c->text));
+                    if (auto c = lx.comment_on_line())
+                        b.label = std::string(detail::comment_text(c->text));
                     b.number = bi;
-                    WMP_TRY_UNDER("block[" + std::to_string(bi) + "]", read_block_body(lx, b, true));
+                    WMP_TRY_UNDER("block[" + std::to_string(bi) + "]",
+                                  read_block_body(lx, b, true));
                     WMP_TRY_UNDER("block[" + std::to_string(bi) + "]", lx.expect("}", "block end"));
                     add_object(Kind::block, bi, {});
                 }

@@ -54,9 +54,9 @@ Mat3 inverse_transpose(const Mat3& a) {
     Mat3 r;
     // Cofactor matrix divided by the determinant is the inverse transpose.
     r.m = {(m[4] * m[8] - m[5] * m[7]) / d, -(m[3] * m[8] - m[5] * m[6]) / d,
-           (m[3] * m[7] - m[4] * m[6]) / d,  -(m[1] * m[8] - m[2] * m[7]) / d,
-           (m[0] * m[8] - m[2] * m[6]) / d,  -(m[0] * m[7] - m[1] * m[6]) / d,
-           (m[1] * m[5] - m[2] * m[4]) / d,  -(m[0] * m[5] - m[2] * m[3]) / d,
+           (m[3] * m[7] - m[4] * m[6]) / d, -(m[1] * m[8] - m[2] * m[7]) / d,
+           (m[0] * m[8] - m[2] * m[6]) / d, -(m[0] * m[7] - m[1] * m[6]) / d,
+           (m[1] * m[5] - m[2] * m[4]) / d, -(m[0] * m[5] - m[2] * m[3]) / d,
            (m[0] * m[4] - m[1] * m[3]) / d};
     return r;
 }
@@ -66,6 +66,18 @@ double wrap360(double deg) {
     if (d < 0) d += 360.0;
     if (d >= 360.0) d -= 360.0;
     return d;
+}
+
+// WED computes in single precision; rounding the results the same way reproduces the numbers
+// it writes into `$$M` files (1352.9 prints as 1352.900024) instead of their double neighbours.
+double f32(double v) {
+    return static_cast<double>(static_cast<float>(v));
+}
+Vec3 f32(const Vec3& v) {
+    return {f32(v.x), f32(v.y), f32(v.z)};
+}
+TexAxis f32(const TexAxis& a) {
+    return {f32(a.axis), f32(a.offset)};
 }
 
 struct WorldXf {
@@ -90,9 +102,13 @@ Vec3 face_normal(const std::vector<Vec3>& verts, const Face& f) {
 
 }  // namespace
 
-Mat3 object_rotation(const Vec3& a) { return rot_z(a.x) * rot_x(a.y) * rot_y(-a.z); }
+Mat3 object_rotation(const Vec3& a) {
+    return rot_z(a.x) * rot_x(a.y) * rot_y(-a.z);
+}
 
-Mat3 mm_rotation(const Vec3& d) { return rot_z(d.x * kDeg) * rot_y(d.y * kDeg) * rot_x(d.z * kDeg); }
+Mat3 mm_rotation(const Vec3& d) {
+    return rot_z(d.x * kDeg) * rot_y(d.y * kDeg) * rot_x(d.z * kDeg);
+}
 
 Vec3 mm_angles(const Mat3& r) {
     const auto& m = r.m;
@@ -111,9 +127,9 @@ Vec3 mm_angles(const Mat3& r) {
 std::pair<TexAxis, TexAxis> default_texture_axes(const Vec3& n) {
     // Quake's TextureAxisFromPlane table: normal, s axis, t axis; first best wins ties.
     static const Vec3 kTable[6][3] = {
-        {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}},  {{0, 0, -1}, {1, 0, 0}, {0, -1, 0}},
-        {{1, 0, 0}, {0, 1, 0}, {0, 0, -1}},  {{-1, 0, 0}, {0, 1, 0}, {0, 0, -1}},
-        {{0, 1, 0}, {1, 0, 0}, {0, 0, -1}},  {{0, -1, 0}, {1, 0, 0}, {0, 0, -1}},
+        {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}}, {{0, 0, -1}, {1, 0, 0}, {0, -1, 0}},
+        {{1, 0, 0}, {0, 1, 0}, {0, 0, -1}}, {{-1, 0, 0}, {0, 1, 0}, {0, 0, -1}},
+        {{0, 1, 0}, {1, 0, 0}, {0, 0, -1}}, {{0, -1, 0}, {1, 0, 0}, {0, 0, -1}},
     };
     int best = 0;
     double best_dot = 0;
@@ -146,7 +162,8 @@ bool plane_block_to_polygons(Block& b) {
     std::vector<std::optional<Plane>> planes;
     Vec3 center;
     for (const Face& f : b.faces) {
-        planes.push_back(Plane::from_points(f.plane_points[0], f.plane_points[1], f.plane_points[2]));
+        planes.push_back(
+            Plane::from_points(f.plane_points[0], f.plane_points[1], f.plane_points[2]));
         for (const Vec3& p : f.plane_points) center += p;
     }
     if (!b.faces.empty()) center = center / (3.0 * static_cast<double>(b.faces.size()));
@@ -177,7 +194,8 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
         return Diagnostic::error("wmp.already-resolved", "the level is already a $$M file");
     }
     if (in.dialect == Dialect::a3) {
-        return Diagnostic::error("wmp.wrong-dialect", "A3 levels have no group structure to resolve");
+        return Diagnostic::error("wmp.wrong-dialect",
+                                 "A3 levels have no group structure to resolve");
     }
     Level out;
     out.dialect = Dialect::mm;
@@ -297,8 +315,8 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
                 a.offset -= dot(a.axis, w.translation);
                 c.offset -= dot(c.axis, w.translation);
             }
-            f.t1 = a;
-            f.t2 = c;
+            f.t1 = f32(a);
+            f.t2 = f32(c);
             f.transform.reset();
             f.flags &= ~face_flag::texture_lock;
             f.material.reset();
@@ -307,7 +325,7 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
             f.has_surface = true;
             if (mirrored) std::reverse(f.indices.begin(), f.indices.end());
         }
-        for (Vec3& v : b.vertices) v = w.linear * v + w.translation;
+        for (Vec3& v : b.vertices) v = f32(w.linear * v + w.translation);
         b.flags &= ~block_flag::locked_textures;
         b.number = static_cast<std::int64_t>(out.blocks.size());
         b.label = std::to_string(out.blocks.size());
@@ -323,17 +341,16 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
         const auto pi = static_cast<std::size_t>(o.payload);
         const WorldXf& w = world[oi];
         Transform t;
-        t.position = w.translation;
-        t.angles = mm_angles(w.rotation);
+        t.position = f32(w.translation);
+        t.angles = f32(mm_angles(w.rotation));
         switch (o.kind) {
             case Kind::model: {
                 Model m = in.models[pi];
-                const bool extended =
-                    o.wmpb.has_code ? o.wmpb.code == 0x45 : m.skills.size() > 8;
+                const bool extended = o.wmpb.has_code ? o.wmpb.code == 0x45 : m.skills.size() > 8;
                 m.number = extended ? 7 : 3;
                 m.label.reset();
-                t.scale = w.scale;
-                m.scale = w.scale;
+                t.scale = f32(w.scale);
+                m.scale = t.scale;
                 m.text_extended = extended;
                 m.text_material_lines = extended && (m.material || !m.strings.empty());
                 m.mm_path_index = 0;
@@ -378,21 +395,22 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
                 Path p = in.paths[pi];
                 p.number = 6;
                 p.label.reset();
-                for (Vec3& v : p.nodes) v = w.linear * v + w.translation;
+                for (Vec3& v : p.nodes) v = f32(w.linear * v + w.translation);
                 if (!p.has_node_skills) {
                     p.skills_per_node = 6;
                     p.node_skills.assign(p.nodes.size() * 6, 0.0);
                     p.edges.clear();
-                    for (std::uint32_t i = 0; i + 1 < p.nodes.size(); ++i) p.edges.push_back({i, i + 1});
+                    for (std::uint32_t i = 0; i + 1 < p.nodes.size(); ++i)
+                        p.edges.push_back({i, i + 1});
                     p.has_node_skills = true;
                 }
                 for (PathEdge& e : p.edges) {
                     if (e.from < p.nodes.size() && e.to < p.nodes.size()) {
-                        e.values[0] = distance(p.nodes[e.from], p.nodes[e.to]);
+                        e.values[0] = f32(distance(p.nodes[e.from], p.nodes[e.to]));
                     }
                 }
-                p.mm_value_count =
-                    3 * static_cast<std::int64_t>(p.nodes.size()) + 2 * static_cast<std::int64_t>(p.edges.size());
+                p.mm_value_count = 3 * static_cast<std::int64_t>(p.nodes.size()) +
+                                   2 * static_cast<std::int64_t>(p.edges.size());
                 out.paths.push_back(std::move(p));
                 add_object(Kind::path, out.paths.size() - 1, {});
                 break;
@@ -413,7 +431,8 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
                 add_object(Kind::region, out.regions.size() - 1, {});
                 break;
             }
-            default: break;
+            default:
+                break;
         }
     }
     out.header.blocks = static_cast<std::int64_t>(out.blocks.size());

@@ -7,10 +7,16 @@ namespace lk::wmp::detail {
 
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 std::optional<std::uint32_t> parse_bits(std::string_view s) {
     if (s.size() >= 2 && s.front() == '\'' && s.back() == '\'') s = s.substr(1, s.size() - 2);
@@ -45,7 +51,8 @@ void Lexer::scan() {
     for (;;) {
         while (p < n && is_space(text_[p])) ++p;
         if (p >= n) break;
-        const bool slash = cfg_.slash_comments && text_[p] == '/' && p + 1 < n && text_[p + 1] == '/';
+        const bool slash =
+            cfg_.slash_comments && text_[p] == '/' && p + 1 < n && text_[p + 1] == '/';
         const bool hash = cfg_.hash_comments && text_[p] == '#';
         if (!slash && !hash) break;
         while (p < n && text_[p] != '\n' && text_[p] != '\r') ++p;
@@ -149,8 +156,10 @@ Result<Token> Lexer::rest_of_line(std::string_view field) {
 }
 
 Diagnostic Lexer::error(const Token& t, std::string code, std::string message) const {
-    if (t.kind == Tok::end) message += " (at end of file)";
-    else message += ", found '" + printable(t.text) + "'";
+    if (t.kind == Tok::end)
+        message += " (at end of file)";
+    else
+        message += ", found '" + printable(t.text) + "'";
     return lines_.error_at(t.offset, std::move(code), std::move(message));
 }
 
@@ -187,7 +196,8 @@ Result<std::uint32_t> Lexer::index(std::string_view field) {
     const Token& t = peek();
     auto v = t.kind == Tok::word ? parse_uint(t.text) : std::nullopt;
     if (!v || *v > 0xFFFFFFFFu) {
-        return error(t, "wmp.bad-index", "expected a non-negative integer for " + std::string(field));
+        return error(t, "wmp.bad-index",
+                     "expected a non-negative integer for " + std::string(field));
     }
     next();
     return static_cast<std::uint32_t>(*v);
@@ -225,8 +235,8 @@ Result<std::string_view> Lexer::angle(std::string_view field) {
 
 void append_number(std::string& out, double v, Num style) {
     char buf[512];
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed,
-                           style == Num::f3 ? 3 : 6);
+    auto r =
+        std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, style == Num::f3 ? 3 : 6);
     if (r.ec != std::errc()) {
         append_double(out, v);
         return;
@@ -273,8 +283,10 @@ bool Emitter::end() {
 
 void Emitter::put_canonical(std::string_view s) {
     for (char c : s) {
-        if (c == '\n') out_.append(newline_);
-        else out_.push_back(c);
+        if (c == '\n')
+            out_.append(newline_);
+        else
+            out_.push_back(c);
     }
 }
 

@@ -35,7 +35,7 @@ struct Token {
 };
 
 class Lexer {
-public:
+  public:
     Lexer(std::string_view text, LexConfig cfg, TextLayout* layout);
 
     // The next token without consuming it (comments are skipped as whitespace).
@@ -70,7 +70,7 @@ public:
     Result<std::string_view> word(std::string_view field);
     Result<std::string_view> angle(std::string_view field);  // `<...>`, without the brackets
 
-private:
+  private:
     void scan();
     void record(const Token& t);
 
@@ -95,7 +95,7 @@ void append_number(std::string& out, double v, Num style);
 void append_bits(std::string& out, std::uint32_t v);
 
 class Emitter {
-public:
+  public:
     // `newline` replaces every '\n' in canonical gaps.
     Emitter(const TextLayout* layout, std::string_view newline);
 
@@ -125,7 +125,7 @@ public:
 
     std::string take() { return std::move(out_); }
 
-private:
+  private:
     void begin(TokenSpan span);
     bool end();
     // Emits the gap before the next token; returns the original spelling if the layout has one.

@@ -16,18 +16,19 @@ namespace {
 
 constexpr std::string_view kNdef = "ndef";
 
-std::string_view or_ndef(const std::optional<std::string>& s) { return s ? *s : kNdef; }
+std::string_view or_ndef(const std::optional<std::string>& s) {
+    return s ? *s : kNdef;
+}
 
 struct TextWriter {
     const Level& lv;
     Emitter e;
     bool mm;
-    std::string_view ind;   // indentation of a record body: "\t" (WMP2) or "\t\t" ($$M blocks)
-    std::string nl_ind;     // "\n" + ind
-    std::string nl_ind2;    // "\n" + ind + "\t"
+    std::string_view ind;  // indentation of a record body: "\t" (WMP2) or "\t\t" ($$M blocks)
+    std::string nl_ind;    // "\n" + ind
+    std::string nl_ind2;   // "\n" + ind + "\t"
 
-    TextWriter(const Level& l, bool is_mm)
-        : lv(l), e(&l.layout, l.newline), mm(is_mm) {}
+    TextWriter(const Level& l, bool is_mm) : lv(l), e(&l.layout, l.newline), mm(is_mm) {}
 
     void set_indent(std::string_view i) {
         ind = i;
@@ -163,7 +164,7 @@ struct TextWriter {
             e.word(" ", "{");
             for (std::size_t i = 0; i < w.palette.size(); ++i) {
                 const std::size_t in_line = i % 48;
-                const char* gap = in_line == 0 ? (i == 0 ? "\n\t\t" : "  \n\t\t")
+                const char* gap = in_line == 0       ? (i == 0 ? "\n\t\t" : "  \n\t\t")
                                   : in_line % 3 == 0 ? "  "
                                                      : " ";
                 e.hex_byte(gap, w.palette[i]);
@@ -186,7 +187,8 @@ struct TextWriter {
             e.word("\n\n\t", s.name);
             e.word(" ", "{");
             for (const auto& line : s.lines) {
-                for (std::size_t i = 0; i < line.size(); ++i) e.word(i == 0 ? "\n\t\t" : " ", line[i]);
+                for (std::size_t i = 0; i < line.size(); ++i)
+                    e.word(i == 0 ? "\n\t\t" : " ", line[i]);
             }
             e.word("\n\t", "}");
         }
@@ -284,7 +286,9 @@ struct TextWriter {
 
     void wmp2_record(const RecordRef& r) {
         switch (r.kind) {
-            case RecordKind::object: wmp2_object(lv.objects[r.index]); break;
+            case RecordKind::object:
+                wmp2_object(lv.objects[r.index]);
+                break;
             case RecordKind::block: {
                 const Block& b = lv.blocks[r.index];
                 record_head("block", b.number, b.label, "   ");
@@ -292,8 +296,12 @@ struct TextWriter {
                 e.word("\n", "}");
                 break;
             }
-            case RecordKind::level: wmp2_level(lv.levels[r.index]); break;
-            case RecordKind::model: wmp2_model(lv.models[r.index]); break;
+            case RecordKind::level:
+                wmp2_level(lv.levels[r.index]);
+                break;
+            case RecordKind::model:
+                wmp2_model(lv.models[r.index]);
+                break;
             case RecordKind::light: {
                 const Light& l = lv.lights[r.index];
                 record_head("light", l.number, l.label, "   ");
@@ -323,7 +331,9 @@ struct TextWriter {
                 e.word("\n", "}");
                 break;
             }
-            case RecordKind::path: wmp2_path(lv.paths[r.index]); break;
+            case RecordKind::path:
+                wmp2_path(lv.paths[r.index]);
+                break;
             case RecordKind::region: {
                 const Region& g = lv.regions[r.index];
                 record_head("region", g.number, g.label, "   ");
@@ -340,7 +350,8 @@ struct TextWriter {
                 e.word("\n", "}");
                 break;
             }
-            case RecordKind::sun: break;  // `$$M` only
+            case RecordKind::sun:
+                break;  // `$$M` only
         }
     }
 
@@ -487,7 +498,8 @@ struct TextWriter {
                 break;
             }
             case RecordKind::object:
-            case RecordKind::block: break;  // objects are implicit, blocks live in the level
+            case RecordKind::block:
+                break;  // objects are implicit, blocks live in the level
         }
     }
 };
@@ -519,8 +531,7 @@ Result<std::string> write_text(const Level& lv) {
     } else {
         w.e.record(lv.prologue_span, [&] { w.wmp2_prologue(); });
         for (std::size_t i = 0; i < order.size(); ++i) {
-            w.e.record(spans ? lv.record_spans[i] : TokenSpan{},
-                       [&] { w.wmp2_record(order[i]); });
+            w.e.record(spans ? lv.record_spans[i] : TokenSpan{}, [&] { w.wmp2_record(order[i]); });
         }
         w.e.trailer("\n\n");
     }

@@ -124,7 +124,7 @@ struct Face {
 struct Block {
     std::int64_t number = 0;
     std::optional<std::string> label;  // comment after the record's `{` (text)
-    bool plane_syntax = false;  // A4 plane triplets instead of vertices + polygons
+    bool plane_syntax = false;         // A4 plane triplets instead of vertices + polygons
     std::vector<Vec3> vertices;
     std::vector<Face> faces;
     std::uint32_t flags = 0;
@@ -227,7 +227,7 @@ struct Path {
     std::uint32_t skills_per_node = 6;
     std::vector<double> node_skills;  // nodes.size() * skills_per_node
     std::vector<PathEdge> edges;
-    bool has_node_skills = true;  // A4/A5 text paths carry neither skills nor edges
+    bool has_node_skills = true;      // A4/A5 text paths carry neither skills nor edges
     std::int64_t mm_value_count = 0;  // `$$M`: the count after the node count (3 nodes + 2 edges)
 };
 
@@ -238,7 +238,6 @@ struct Region {
     std::uint32_t flags = 0;
     Vec3 mins, maxs;
 };
-
 
 // WMPB details of one object container and its payload container that have no text spelling.
 struct WmpbExtra {
@@ -263,9 +262,9 @@ struct Transform {
 };
 
 struct Object {
-    std::int64_t number = 0;              // `object N` record number (text)
-    std::optional<std::string> name;      // text: the comment after `{`; WMPB: name chunk
-    std::string class_text;               // WMPB class string as read (unknown classes: group)
+    std::int64_t number = 0;          // `object N` record number (text)
+    std::optional<std::string> name;  // text: the comment after `{`; WMPB: name chunk
+    std::string class_text;           // WMPB class string as read (unknown classes: group)
     Transform transform;
     Kind kind = Kind::group;
     std::int32_t payload = -1;            // index into the Level vector of `kind`
@@ -297,7 +296,17 @@ struct WedData {
 
 // Where each text record sits in the file, so the writer keeps the order.
 enum class RecordKind : std::uint8_t {
-    object, block, level, model, light, start, sound, path, region, sun, unknown
+    object,
+    block,
+    level,
+    model,
+    light,
+    start,
+    sound,
+    path,
+    region,
+    sun,
+    unknown
 };
 struct RecordRef {
     RecordKind kind;
@@ -407,7 +416,16 @@ struct A3Level {
         std::string keyword;
         std::vector<std::string> fields;
     };
-    enum class Rec : std::uint8_t { vertex, region, wall, thing, actor, player_start, way, unknown };
+    enum class Rec : std::uint8_t {
+        vertex,
+        region,
+        wall,
+        thing,
+        actor,
+        player_start,
+        way,
+        unknown
+    };
     struct RecordRef {
         Rec kind;
         std::uint32_t index;
