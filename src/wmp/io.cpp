@@ -1,5 +1,6 @@
 // Dialect detection, dispatch, WMP2 <-> WMPB conversion and semantic validation.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <unordered_set>
 
@@ -7,6 +8,7 @@
 #include "levelkit/wmp/resolve.hpp"
 #include "levelkit/wmp/wmp.hpp"
 #include "model_util.hpp"
+#include "text_io.hpp"
 
 namespace lk::wmp {
 
@@ -100,18 +102,65 @@ std::string date_from_banner(const std::string& b) {
 void fill_texture_axes(Block& b) {
     for (Face& f : b.faces) {
         if (f.t1 && f.t2) continue;
-        Vec3 n;
-        for (std::size_t i = 0; i < f.indices.size(); ++i) {
-            const Vec3& p = b.vertices[f.indices[i]];
-            const Vec3& q = b.vertices[f.indices[(i + 1) % f.indices.size()]];
-            n.x -= (p.y - q.y) * (p.z + q.z);
-            n.y -= (p.z - q.z) * (p.x + q.x);
-            n.z -= (p.x - q.x) * (p.y + q.y);
-        }
-        auto [a, c] = default_texture_axes(normalize(n));
+        auto [a, c] = default_texture_axes(face_normal(b.vertices, f));
         f.t1 = a;
         f.t2 = c;
         if (!f.transform) f.transform = TexTransform{};
+    }
+}
+
+// Numbers with at most six decimals (WED's text precision) become the nearest float; longer
+// spellings are exact binary values written by levelkit and stay as they are.
+double f32(double v) {
+    const float f = static_cast<float>(v);
+    if (!std::isfinite(f)) return v;
+    std::string six;
+    detail::append_number(six, v, detail::Num::f6_full);
+    const auto back = parse_double(six);
+    return back && *back == v ? static_cast<double>(f) : v;
+}
+void f32(Vec3& v) {
+    v = {f32(v.x), f32(v.y), f32(v.z)};
+}
+
+// WED keeps levels in single precision and widens to double when it writes WMPB. Text numbers
+// (six decimals) are rounded the same way, which also recovers the exact binary value of any
+// level that went WMPB -> text.
+void round_to_single(Level& lv) {
+    for (Object& o : lv.objects) {
+        f32(o.transform.position);
+        f32(o.transform.angles);
+        f32(o.transform.scale);
+    }
+    for (Block& b : lv.blocks) {
+        for (Vec3& v : b.vertices) f32(v);
+        for (Face& f : b.faces) {
+            for (std::optional<TexAxis>* a : {&f.t1, &f.t2}) {
+                if (!*a) continue;
+                f32((*a)->axis);
+                (*a)->offset = f32((*a)->offset);
+            }
+            if (f.transform) {
+                TexTransform& t = *f.transform;
+                for (double* d : {&t.offset_x, &t.offset_y, &t.rotation, &t.scale_x, &t.scale_y})
+                    *d = f32(*d);
+            }
+            for (auto& uv : f.uvs) uv = {f32(uv[0]), f32(uv[1])};
+        }
+    }
+    for (Model& m : lv.models) {
+        for (double& s : m.skills) s = f32(s);
+    }
+    for (Path& p : lv.paths) {
+        for (Vec3& v : p.nodes) f32(v);
+        for (double& s : p.node_skills) s = f32(s);
+        for (PathEdge& e : p.edges) {
+            for (double& v : e.values) v = f32(v);
+        }
+    }
+    for (Region& r : lv.regions) {
+        f32(r.mins);
+        f32(r.maxs);
     }
 }
 
@@ -228,6 +277,7 @@ Result<Level> convert(const Level& in, Dialect target) {
     h.entities = static_cast<std::int64_t>(out.entity_count());
     h.objects = static_cast<std::int64_t>(out.objects.size());
     if (target == Dialect::wmpb) {
+        if (is_wmp2(in.dialect)) round_to_single(out);
         h.wmpb_version = 710;
         h.wmpb_format = 2;
         h.wmpb_reserved = 0;

@@ -54,6 +54,11 @@ Result<std::uint32_t> read_count(Lexer& lx, std::string_view field) {
     return n;
 }
 
+Result<std::string> read_line_field(Lexer& lx, std::string_view field) {
+    LK_TRY_ASSIGN(Token t, lx.rest_of_line(field));
+    return std::string(t.text);
+}
+
 Result<Vec3> read_vec3(Lexer& lx, std::string_view field) {
     Vec3 v;
     for (int i = 0; i < 3; ++i) {
@@ -227,9 +232,9 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     LK_TRY_ASSIGN(m.scale, read_vec3(lx, "model scale"));
     LK_TRY_ASSIGN(std::string_view file, lx.angle("model file"));
     m.file = file;
-    LK_TRY_ASSIGN(std::string_view name, lx.word("entity name"));
-    m.name = name;
-    LK_TRY_ASSIGN(std::string_view action, lx.word("action"));
+    // Names and actions fill their line (WED allows commas in action lists: `Player,Core`).
+    LK_TRY_ASSIGN(m.name, read_line_field(lx, "entity name"));
+    LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
     m.action = opt_string(action);
     // Skills fill one line (8 or 20 values); the flags start the next.
     do {
@@ -242,24 +247,23 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     if (lx.peek().is("}")) return {};
     m.text_extended = true;
     LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
-    LK_TRY_ASSIGN(std::string_view path, lx.word("path"));
+    LK_TRY_ASSIGN(std::string path, read_line_field(lx, "path"));
     m.path = opt_string(path);
-    LK_TRY_ASSIGN(std::string_view s2, lx.word("string2"));
+    LK_TRY_ASSIGN(std::string s2, read_line_field(lx, "string2"));
     m.string2 = opt_string(s2);
     if (lx.peek().is("}")) return {};
     m.text_material_lines = true;
-    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
+    LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
     m.material = opt_string(mat);
     for (std::uint16_t tag = 0; tag < 2; ++tag) {
-        LK_TRY_ASSIGN(std::string_view s, lx.word("entity string"));
-        if (s != kNdef) m.strings.push_back({tag, std::string(s)});
+        LK_TRY_ASSIGN(std::string str, read_line_field(lx, "entity string"));
+        if (str != kNdef) m.strings.push_back({tag, std::move(str)});
     }
     return {};
 }
 
 Result<void> read_path_record(Lexer& lx, Path& p) {
-    LK_TRY_ASSIGN(std::string_view name, lx.word("path name"));
-    p.name = name;
+    LK_TRY_ASSIGN(p.name, read_line_field(lx, "path name"));
     LK_TRY_ASSIGN(p.text_scalar, lx.number("path value"));
     LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "path node count"));
     p.nodes.resize(n);
@@ -632,6 +636,10 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
                         LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
                         LK_TRY_ASSIGN(l.range, lx.number("light range"));
+                        // levelkit writes WMPB light flags as a fifth value when they are set.
+                        if (!lx.peek().is("}") && !next_on_new_line(lx)) {
+                            LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
+                        }
                         return {};
                     };
                     WMP_TRY_UNDER(path, rd());
@@ -639,9 +647,9 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                 }
                 case Kind::start: {
                     ref = {RecordKind::start, push(lv.starts, number, label)};
-                    auto name = lx.word("start name");
+                    auto name = read_line_field(lx, "start name");
                     if (!name) return under(std::move(name).error(), path);
-                    lv.starts.back().name = *name;
+                    lv.starts.back().name = std::move(name).value();
                     break;
                 }
                 case Kind::sound: {
@@ -668,8 +676,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     ref = {RecordKind::region, push(lv.regions, number, label)};
                     Region& r = lv.regions.back();
                     auto rd = [&]() -> Result<void> {
-                        LK_TRY_ASSIGN(std::string_view n, lx.word("region name"));
-                        r.name = n;
+                        LK_TRY_ASSIGN(r.name, read_line_field(lx, "region name"));
                         LK_TRY_ASSIGN(r.mins, read_vec3(lx, "region minimum"));
                         LK_TRY_ASSIGN(r.maxs, read_vec3(lx, "region maximum"));
                         return {};
@@ -701,11 +708,6 @@ Result<void> read_mm_transform(Lexer& lx, Transform& t, bool has_scale) {
         LK_TRY_ASSIGN(t.scale, read_vec3(lx, "scale"));
     }
     return {};
-}
-
-Result<std::string> read_line_field(Lexer& lx, std::string_view field) {
-    LK_TRY_ASSIGN(Token t, lx.rest_of_line(field));
-    return std::string(t.text);
 }
 
 Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {

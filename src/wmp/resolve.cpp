@@ -87,9 +87,13 @@ struct WorldXf {
     Vec3 scale{1, 1, 1};
 };
 
+}  // namespace
+
 Vec3 face_normal(const std::vector<Vec3>& verts, const Face& f) {
     Vec3 n;
     for (std::size_t i = 0; i < f.indices.size(); ++i) {
+        if (f.indices[i] >= verts.size() || f.indices[(i + 1) % f.indices.size()] >= verts.size())
+            return {};
         const Vec3& a = verts[f.indices[i]];
         const Vec3& b = verts[f.indices[(i + 1) % f.indices.size()]];
         // Newell's method; WED winds faces clockwise seen from outside, hence the sign.
@@ -99,8 +103,6 @@ Vec3 face_normal(const std::vector<Vec3>& verts, const Face& f) {
     }
     return normalize(n);
 }
-
-}  // namespace
 
 Mat3 object_rotation(const Vec3& a) {
     return rot_z(a.x) * rot_x(a.y) * rot_y(-a.z);

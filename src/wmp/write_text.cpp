@@ -309,6 +309,7 @@ struct TextWriter {
                 e.number(" ", l.color.g);
                 e.number(" ", l.color.b);
                 e.number(" ", l.range);
+                if (l.flags != 0) e.bits(" ", l.flags);
                 e.word("\n", "}");
                 break;
             }

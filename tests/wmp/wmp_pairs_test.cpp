@@ -164,7 +164,7 @@ PairFigures compare(const Level& ours, const Level& wed) {
 
 TEST(WmpPairs, ResolutionMatchesWedsOwnMM) {
     LK_REQUIRE_CORPUS();
-    const auto mms = test::corpus_files("wmp", {".$$m"});
+    const auto mms = lk::test::corpus_files("wmp", {".$$m"});
     int pairs = 0, exact = 0;
     for (const auto& mm_path : mms) {
         std::filesystem::path wmp_path = mm_path;

@@ -39,6 +39,10 @@ Mat3 mm_rotation(const Vec3& pan_tilt_roll_deg);
 // The `$$M` angles of a rotation matrix (inverse of mm_rotation).
 Vec3 mm_angles(const Mat3& rotation);
 
+// Outward unit normal of a polygon face (WED winds faces clockwise seen from outside); zero for
+// degenerate faces or out-of-range indices.
+Vec3 face_normal(const std::vector<Vec3>& vertices, const Face& face);
+
 // Quake-style axis-aligned texture axes for a face normal (the axis of largest |component|,
 // ties to z, then x): floor/ceiling (1,0,0),(0,-1,0); x walls (0,1,0),(0,0,-1); y walls
 // (1,0,0),(0,0,-1).
