@@ -267,6 +267,42 @@ Result<Level> convert(const Level& in, Dialect target) {
             m.scale = o.transform.scale;
         }
     }
+    if (target == Dialect::wmp2_a6) {
+        // WED 7+ text saves label entity records with the entity's name and the level record
+        // with its object's name.
+        for (const Object& o : out.objects) {
+            if (o.payload < 0 || static_cast<std::size_t>(o.payload) >= out.count(o.kind)) continue;
+            const auto i = static_cast<std::size_t>(o.payload);
+            auto set = [](std::optional<std::string>& label, const std::string& s) {
+                if (!label && !s.empty()) label = s;
+            };
+            switch (o.kind) {
+                case Kind::level:
+                    set(out.levels[i].label, o.name.value_or(""));
+                    break;
+                case Kind::model:
+                    set(out.models[i].label, out.models[i].name);
+                    break;
+                case Kind::start:
+                    set(out.starts[i].label, out.starts[i].name);
+                    break;
+                case Kind::path:
+                    set(out.paths[i].label, out.paths[i].name);
+                    break;
+                case Kind::region:
+                    set(out.regions[i].label, out.regions[i].name);
+                    break;
+                case Kind::light:
+                    set(out.lights[i].label, o.name.value_or(""));
+                    break;
+                case Kind::sound:
+                    set(out.sounds[i].label, o.name.value_or(""));
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
     for (Model& m : out.models) {
         m.text_extended = true;
         m.text_material_lines = m.material.has_value() || !m.strings.empty();

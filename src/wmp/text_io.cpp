@@ -140,15 +140,21 @@ std::optional<Token> Lexer::comment() {
 }
 
 Result<Token> Lexer::rest_of_line(std::string_view field) {
+    // The field is the next line (or the rest of this one if something follows on it); an
+    // empty line is an empty field.
     std::size_t p = pos_;
-    // Skip to the next line that has content: the field is on its own line.
-    while (p < text_.size() && is_space(text_[p])) ++p;
+    while (p < text_.size() && is_blank(text_[p])) ++p;
+    if (p < text_.size() && (text_[p] == '\r' || text_[p] == '\n')) {
+        p += (text_[p] == '\r' && p + 1 < text_.size() && text_[p + 1] == '\n') ? 2 : 1;
+        while (p < text_.size() && is_blank(text_[p])) ++p;
+    }
     std::size_t e = p;
     while (e < text_.size() && text_[e] != '\n' && text_[e] != '\r') ++e;
     while (e > p && is_blank(text_[e - 1])) --e;
     Token t{Tok::line, text_.substr(p, e - p), static_cast<std::uint32_t>(p)};
-    if (t.text.empty()) {
-        return error(t, "wmp.missing-field", "expected " + std::string(field));
+    if (p >= text_.size()) {
+        return error(Token{Tok::end, {}, static_cast<std::uint32_t>(p)}, "wmp.missing-field",
+                     "expected " + std::string(field));
     }
     pos_ = e;
     have_peek_ = false;

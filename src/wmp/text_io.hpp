@@ -46,8 +46,8 @@ class Lexer {
     std::optional<Token> comment_on_line();
     // Consumes the next comment if nothing but whitespace comes before it.
     std::optional<Token> comment();
-    // Consumes the rest of the current line (from its first non-blank character, without
-    // trailing blanks) as one token; an empty rest is an error.
+    // Consumes a line field: the rest of the current line if anything follows on it, else the
+    // next line (without surrounding blanks; may be empty). Only the end of input is an error.
     Result<Token> rest_of_line(std::string_view field);
 
     bool at_end() { return peek().kind == Tok::end; }

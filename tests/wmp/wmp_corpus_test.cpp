@@ -140,8 +140,10 @@ TEST(WmpCorpus, WmpbToTextAndBack) {
         restored.wed.texture_folders = file->level.wed.texture_folders;
         auto rb = write_wmpb(restored);
         ASSERT_TRUE(rb.ok());
-        identical += rb.value().size() == blob.size() &&
-                     std::memcmp(rb.value().data(), blob.bytes().data(), blob.size()) == 0;
+        const bool same = rb.value().size() == blob.size() &&
+                          std::memcmp(rb.value().data(), blob.bytes().data(), blob.size()) == 0;
+        identical += same;
+        if (!same) std::printf("    not byte-identical: %s\n", f.filename().string().c_str());
         ++checked;
     }
     std::printf(
