@@ -75,8 +75,8 @@ class WmpDocument final : public Document {
         }
         j["editor"] = lv.dialect == wmp::Dialect::wmpb
                           ? h.wmpb_banner.substr(0, h.wmpb_banner.find('\n'))
-                      : lv.dialect == wmp::Dialect::mm ? h.mm_banner
-                                                       : h.editor;
+                      : lv.dialect == wmp::Dialect::mm ? h.mm_banner.value_or("")
+                                                       : h.editor.value_or("");
         const Json counts = level_counts(lv);
         for (auto& [k, v] : counts.items()) j[k] = v;
         return j;

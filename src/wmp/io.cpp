@@ -317,13 +317,16 @@ Result<Level> convert(const Level& in, Dialect target) {
         h.wmpb_version = 710;
         h.wmpb_format = 2;
         h.wmpb_reserved = 0;
-        if (h.wmpb_banner.empty()) h.wmpb_banner = "file created: " + h.created + ", levelkit\n";
+        if (h.wmpb_banner.empty()) {
+            h.wmpb_banner = "file created: " + h.created.value_or("") + ", levelkit\n";
+        }
         out.wed.present = true;
         out.record_order.clear();
     } else {
         h.version = 710;
-        if (h.editor.empty() || in.dialect == Dialect::wmpb) h.editor = "levelkit";
-        if (h.created.empty()) h.created = date_from_banner(h.wmpb_banner);
+        if (!h.editor || in.dialect == Dialect::wmpb) h.editor = "levelkit";
+        if (!h.created) h.created = date_from_banner(h.wmpb_banner);
+        h.created_prefix = true;
         out.wed.present = true;
         out.wed.has_palette = out.wed.has_palette || !out.wed.palette.empty();
         out.wed.has_wad_section = true;

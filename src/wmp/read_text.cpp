@@ -366,6 +366,7 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
         LK_TRY(lx.expect("{", "wed section"));
         if (name == "palette" && !wed.has_palette) {
             wed.has_palette = true;
+            wed.section_order.push_back(WedData::kPalette);
             while (!lx.peek().is("}")) {
                 const Token t = lx.peek();
                 auto v =
@@ -388,6 +389,7 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
             }
         } else if (name == "wad" && !wed.has_wad_section) {
             wed.has_wad_section = true;
+            wed.section_order.push_back(WedData::kWad);
             for (double& h : wed.wad_header) {
                 LK_TRY_ASSIGN(h, lx.number("wad list header"));
             }
@@ -408,6 +410,7 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
                 if (s.lines.empty() || next_on_new_line(lx)) s.lines.emplace_back();
                 s.lines.back().emplace_back(lx.next().text);
             }
+            wed.section_order.push_back(static_cast<std::int32_t>(wed.sections.size()));
             wed.sections.push_back(std::move(s));
         }
         LK_TRY(lx.expect("}", "wed section end"));
@@ -553,11 +556,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     if (!head || detail::comment_text(head->text) != "WMP2") {
         return lx.error(lx.peek(), "wmp.bad-header", "expected the '// WMP2' header line");
     }
-    if (auto c = lx.comment()) lv.header.editor = detail::comment_text(c->text);
+    if (auto c = lx.comment()) lv.header.editor = std::string(detail::comment_text(c->text));
     if (auto c = lx.comment()) {
         std::string_view s = detail::comment_text(c->text);
-        if (s.starts_with("Created")) s = trim(s.substr(7));
-        lv.header.created = s;
+        lv.header.created_prefix = s.starts_with("Created ");
+        if (lv.header.created_prefix) s = trim(s.substr(8));
+        lv.header.created = std::string(s);
     }
     if (lx.peek().is("version")) {
         lx.next();
@@ -603,6 +607,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
             UnknownRecord& u = lv.unknown_records.emplace_back();
             u.keyword = kw;
             u.number = number;
+            u.label = label;
             WMP_TRY_UNDER(path, read_unknown_body(lx, u));
         } else {
             switch (*kind) {
@@ -790,7 +795,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     Lexer lx(text, {}, &lv.layout);
 
     auto banner = lx.comment();
-    if (banner) lv.header.mm_banner = detail::comment_text(banner->text);
+    if (banner) lv.header.mm_banner = std::string(detail::comment_text(banner->text));
     LK_TRY(lx.expect("version", "version line"));
     LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
     lv.prologue_span = {0, lx.token_count()};
@@ -807,7 +812,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
         lv.objects[lv.root].children.push_back(static_cast<std::uint32_t>(lv.objects.size() - 1));
     };
     std::size_t record_no = 0;
-    bool saw_level = false;
+    bool saw_level = false, saw_sun = false;
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
         const std::string path = "record[" + std::to_string(record_no++) + "]";
@@ -847,6 +852,10 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                 return {};
             }
             if (kind == "sun") {
+                if (saw_sun) {
+                    return lx.error(type_tok, "wmp.duplicate-record", "second sun record");
+                }
+                saw_sun = true;
                 ref = {RecordKind::sun, 0};
                 if (lv.levels.empty()) {
                     push(lv.levels, 0, std::nullopt);
@@ -914,6 +923,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
             ref = {RecordKind::unknown, static_cast<std::uint32_t>(lv.unknown_records.size())};
             UnknownRecord& u = lv.unknown_records.emplace_back();
             u.keyword = kind;
+            u.has_keyword = kc.has_value();
             u.number = *type;
             return read_unknown_body(lx, u);
         };

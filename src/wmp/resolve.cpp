@@ -204,7 +204,7 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
     out.newline = in.newline;
     out.wed.present = out.wed.has_palette = out.wed.has_wad_section = false;
     out.header.version = 711;
-    std::string date = in.header.created;
+    std::string date = in.header.created.value_or("");
     if (date.empty()) {
         // WMPB banner: "file created: 27.10.2017, wmpio (1.30)\n".
         const std::string& b = in.header.wmpb_banner;

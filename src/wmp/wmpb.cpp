@@ -39,6 +39,7 @@ struct Chunk {
 struct Slot {
     std::uint8_t id, kind;
     bool repeat;
+    bool active = true;
 };
 
 // Payload container ids and prefix sizes by class.
@@ -194,7 +195,8 @@ std::vector<int> Reader::match(const std::vector<Chunk>& chunks, std::span<const
     std::vector<std::uint8_t> used(slots.size(), 0);
     for (std::size_t i = 0; i < chunks.size(); ++i) {
         for (std::size_t t = s; t < slots.size(); ++t) {
-            if (slots[t].id != chunks[i].id || slots[t].kind != chunks[i].kind) continue;
+            if (!slots[t].active || slots[t].id != chunks[i].id || slots[t].kind != chunks[i].kind)
+                continue;
             if (used[t] && !slots[t].repeat) continue;
             out[i] = static_cast<int>(t);
             used[t] = 1;
@@ -304,12 +306,17 @@ Result<void> Reader::section1(const Chunk& c) {
     LK_TRY_ASSIGN(auto cs, split(c.body.subspan(24), c.body_offset() + 24, path));
     static constexpr Slot kSlots[] = {{1, 1, false}};
     const auto slot = match(cs, kSlots);
+    bool have_banner = false;
     for (std::size_t i = 0; i < cs.size(); ++i) {
         if (slot[i] == 0) {
             LK_TRY_ASSIGN(lv_.header.wmpb_banner, string_of(cs[i], path + "/banner"));
+            have_banner = true;
         } else {
             lv_.wmpb_section1_chunks.push_back(raw(cs[i], i));
         }
+    }
+    if (!have_banner) {
+        return error_at(c.offset, "wmpb.missing-chunk", "the header section has no banner", path);
     }
     return {};
 }
@@ -381,7 +388,7 @@ Result<std::uint32_t> Reader::object(const Chunk& c, int depth, const std::strin
     const PayloadInfo* pi = kind ? payload_info(*kind) : nullptr;
     const Slot slots[] = {{2, 1, false}, {3, 1, false},
                           {1, 0, false}, {3, 0, false},
-                          {5, 0, false}, {pi ? pi->id : std::uint8_t{0xFF}, 5, false},
+                          {5, 0, false}, {pi ? pi->id : std::uint8_t{0}, 5, false, pi != nullptr},
                           {1, 5, true}};
     const auto slot = match(cs, slots);
     std::vector<std::uint32_t> children;
@@ -779,7 +786,10 @@ Result<void> Reader::payload(const Chunk& c, std::uint32_t obj, const std::strin
                 }
                 keep_raw(slot);
             }
-            (void)have_name;
+            if (!have_name) {
+                return error_at(c.offset, "wmpb.missing-chunk",
+                                std::string(class_name(kind)) + " payload has no name", path);
+            }
             break;
         }
         case Kind::group:
@@ -1033,7 +1043,7 @@ Result<Bytes> Writer::run() {
         m.finish();
         close(at);
     }
-    {
+    if (lv_.wed.present) {
         top.known();
         const std::size_t at = open(2, 4);
         Mixer m(*this, lv_.wmpb_section2_chunks);
@@ -1383,7 +1393,7 @@ void Writer::face_record(const Face& f, std::uint32_t index) {
 Result<Level> read_wmpb(Blob data, Diagnostics* warnings) {
     Level lv;
     lv.dialect = Dialect::wmpb;
-    lv.wed.has_wad_section = false;
+    lv.wed.present = lv.wed.has_palette = lv.wed.has_wad_section = false;
     Reader r(data.bytes(), lv, warnings);
     LK_TRY(r.run());
     return lv;

@@ -140,11 +140,39 @@ struct TextWriter {
         if (label) e.comment(label_gap, " " + *label);
     }
 
+    void wed_palette(const char* gap) {
+        const WedData& w = lv.wed;
+        e.word(gap, "palette");
+        e.word(" ", "{");
+        for (std::size_t i = 0; i < w.palette.size(); ++i) {
+            const std::size_t in_line = i % 48;
+            const char* g = in_line == 0       ? (i == 0 ? "\n\t\t" : "  \n\t\t")
+                            : in_line % 3 == 0 ? "  "
+                                               : " ";
+            e.hex_byte(g, w.palette[i]);
+        }
+        e.word(w.palette.empty() ? "\n\t" : "  \n\t", "}");
+    }
+
+    void wed_wad(const char* gap) {
+        const WedData& w = lv.wed;
+        e.word(gap, "wad");
+        e.word(" ", "{");
+        for (std::size_t i = 0; i < w.wad_header.size(); ++i) {
+            e.number(i == 0 ? "\n\t\t" : " ", w.wad_header[i]);
+        }
+        for (const Wad& wad : w.wads) {
+            e.angle("\n\t\t", wad.path);
+            e.number(" ", wad.flag);
+        }
+        e.word("\n\t", "}");
+    }
+
     void wmp2_prologue() {
         const Header& h = lv.header;
         e.comment("", " WMP2");
-        e.comment("\n", " " + h.editor);
-        e.comment("\n", " Created " + h.created);
+        if (h.editor) e.comment("\n", " " + *h.editor);
+        if (h.created) e.comment("\n", (h.created_prefix ? " Created " : " ") + *h.created);
         if (h.version) {
             e.word("\n\n", "version");
             e.integer(" ", *h.version);
@@ -159,38 +187,35 @@ struct TextWriter {
         const WedData& w = lv.wed;
         e.word("\n\n", "wed");
         e.word(" ", "{");
-        if (w.has_palette) {
-            e.word("\n\t", "palette");
-            e.word(" ", "{");
-            for (std::size_t i = 0; i < w.palette.size(); ++i) {
-                const std::size_t in_line = i % 48;
-                const char* gap = in_line == 0       ? (i == 0 ? "\n\t\t" : "  \n\t\t")
-                                  : in_line % 3 == 0 ? "  "
-                                                     : " ";
-                e.hex_byte(gap, w.palette[i]);
+        std::vector<std::int32_t> order = w.section_order;
+        if (order.empty()) {
+            if (w.has_palette) order.push_back(WedData::kPalette);
+            if (w.has_wad_section) order.push_back(WedData::kWad);
+            for (std::size_t i = 0; i < w.sections.size(); ++i) {
+                order.push_back(static_cast<std::int32_t>(i));
             }
-            e.word(w.palette.empty() ? "\n\t" : "  \n\t", "}");
         }
-        if (w.has_wad_section) {
-            e.word("\n\n\t", "wad");
-            e.word(" ", "{");
-            for (std::size_t i = 0; i < w.wad_header.size(); ++i) {
-                e.number(i == 0 ? "\n\t\t" : " ", w.wad_header[i]);
+        bool first = true;
+        for (std::int32_t which : order) {
+            const char* gap = first ? "\n\t" : "\n\n\t";
+            if (which == WedData::kPalette && w.has_palette) {
+                wed_palette(gap);
+            } else if (which == WedData::kWad && w.has_wad_section) {
+                wed_wad(gap);
+            } else if (which >= 0 && static_cast<std::size_t>(which) < w.sections.size()) {
+                const WedData::Section& sec = w.sections[static_cast<std::size_t>(which)];
+                e.word(gap, sec.name);
+                e.word(" ", "{");
+                for (const auto& line : sec.lines) {
+                    for (std::size_t i = 0; i < line.size(); ++i) {
+                        e.word(i == 0 ? "\n\t\t" : " ", line[i]);
+                    }
+                }
+                e.word("\n\t", "}");
+            } else {
+                continue;
             }
-            for (const Wad& wad : w.wads) {
-                e.angle("\n\t\t", wad.path);
-                e.number(" ", wad.flag);
-            }
-            e.word("\n\t", "}");
-        }
-        for (const WedData::Section& s : w.sections) {
-            e.word("\n\n\t", s.name);
-            e.word(" ", "{");
-            for (const auto& line : s.lines) {
-                for (std::size_t i = 0; i < line.size(); ++i)
-                    e.word(i == 0 ? "\n\t\t" : " ", line[i]);
-            }
-            e.word("\n\t", "}");
+            first = false;
         }
         e.word("\n", "}");
     }
@@ -346,7 +371,7 @@ struct TextWriter {
             }
             case RecordKind::unknown: {
                 const UnknownRecord& u = lv.unknown_records[r.index];
-                record_head(u.keyword, u.number, std::nullopt, "");
+                record_head(u.keyword, u.number, u.label, "   ");
                 for (const std::string& t : u.tokens) e.word(" ", t);
                 e.word("\n", "}");
                 break;
@@ -358,9 +383,9 @@ struct TextWriter {
 
     // --- $$M --------------------------------------------------------------------------
 
-    void mm_head(std::string_view kind, std::int64_t type, bool first) {
+    void mm_head(std::string_view kind, std::int64_t type, bool first, bool has_kind = true) {
         e.word(first ? "\n\n\n" : "\n", "{");
-        e.comment(" ", std::string(kind));
+        if (has_kind) e.comment(" ", std::string(kind));
         e.integer("\n\t", type);
     }
 
@@ -493,7 +518,7 @@ struct TextWriter {
             }
             case RecordKind::unknown: {
                 const UnknownRecord& u = lv.unknown_records[r.index];
-                mm_head(u.keyword, u.number, first);
+                mm_head(u.keyword, u.number, first, u.has_keyword);
                 for (const std::string& t : u.tokens) e.word(" ", t);
                 e.word("\n", "}");
                 break;
@@ -519,8 +544,8 @@ Result<std::string> write_text(const Level& lv) {
     const bool spans = lv.record_spans.size() == order.size() && !lv.record_order.empty();
     if (mm) {
         w.e.record(lv.prologue_span, [&] {
-            w.e.comment("", " " + lv.header.mm_banner);
-            w.e.word("\n\n", "version");
+            if (lv.header.mm_banner) w.e.comment("", " " + *lv.header.mm_banner);
+            w.e.word(lv.header.mm_banner ? "\n\n" : "", "version");
             w.e.integer(" ", lv.header.version.value_or(711));
         });
         const std::vector<const Object*> owner = payload_owners(lv);

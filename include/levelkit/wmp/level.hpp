@@ -292,6 +292,10 @@ struct WedData {
         std::vector<std::vector<std::string>> lines;
     };
     std::vector<Section> sections;
+    // Text: the order of the sections as read (kPalette, kWad, or an index into `sections`);
+    // empty means palette, wad, then `sections`.
+    static constexpr std::int32_t kPalette = -1, kWad = -2;
+    std::vector<std::int32_t> section_order;
 };
 
 // Where each text record sits in the file, so the writer keeps the order.
@@ -314,20 +318,25 @@ struct RecordRef {
 };
 
 struct UnknownRecord {
-    std::string keyword;
+    std::string keyword;  // `$$M`: the comment after `{` (none if has_keyword is false)
+    bool has_keyword = true;
+    std::optional<std::string> label;  // WMP2: the comment after `{`
     std::int64_t number = 0;
     std::vector<std::string> tokens;  // the tokens between the braces
 };
 
 struct Header {
-    // Text: "ACKWED V 4.34" / "WMPIO V 1.30" (line 2) and the date of "// Created dd.mm.yyyy".
-    std::string editor;
-    std::string created;
+    // Text: "ACKWED V 4.34" / "WMPIO V 1.30" (line 2) and the date of "// Created dd.mm.yyyy"
+    // (line 3; without the word "Created" if the line does not start with it). Absent lines
+    // are nullopt.
+    std::optional<std::string> editor;
+    std::optional<std::string> created;
+    bool created_prefix = true;
     std::optional<std::int64_t> version;  // WMP2 `version` (510/710), `$$M` 711
     // Counts as written in the file (text `blocks/entities/objects`, WMPB section 1).
     std::int64_t blocks = 0, entities = 0, objects = 0;
-    // `$$M`: the first line after `//` ("wmpio (1.30), 27.10.2017").
-    std::string mm_banner;
+    // `$$M`: the first line after `//` ("wmpio (1.30), 27.10.2017"), if there is one.
+    std::optional<std::string> mm_banner;
     // WMPB section 1: words 0, 1 and 5 of its prefix, and the banner string.
     std::uint32_t wmpb_version = 710, wmpb_format = 2, wmpb_reserved = 0;
     std::string wmpb_banner;
