@@ -45,6 +45,7 @@ void add_validate_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_dump_command(CLI::App& app);
 void add_formats_command(CLI::App& app);
+void add_geometry_command(CLI::App& app);
 
 // The exit code a subcommand's callback sets.
 int& exit_status();

@@ -72,12 +72,12 @@ JobResult run_job(const Job& job, const ConvertArgs& a) {
         if (!w) return fail(std::move(w).error(), kBadInput);
         bytes = std::move(w).value();
     } else {
-        return fail(Diagnostic::error("convert.unsupported",
-                                      std::string("no conversion from ") +
-                                          std::string(doc.value()->format()) + " to " +
-                                          std::string(out_fmt->name))
-                        .in_file(job.in.string()),
-                    kUsage);
+        return fail(
+            Diagnostic::error("convert.unsupported", std::string("no conversion from ") +
+                                                         std::string(doc.value()->format()) +
+                                                         " to " + std::string(out_fmt->name))
+                .in_file(job.in.string()),
+            kUsage);
     }
     r.diags.set_file(job.in.string());
     auto wr = write_output(job.out, bytes, job.in, a.in_place);
@@ -144,16 +144,21 @@ CLI::App* add_convert_like(CLI::App& app, const std::string& name, const std::st
     cmd->add_flag("--json", a->json, "Print a JSON report per file on stdout");
     cmd->add_flag("--in-place", a->in_place, "Allow the output to overwrite the input");
     cmd->add_option("-j,--jobs", a->jobs, "Parallel jobs (default: all cores)");
-    cmd->add_option("--encoding", a->opt.encoding, "DMX/VMAP output encoding, e.g. keyvalues2:4, binary:9");
-    cmd->add_option("--format", a->opt.dmx_format, "DMX output format name:version (default: keep)");
+    cmd->add_option("--encoding", a->opt.encoding,
+                    "DMX/VMAP output encoding, e.g. keyvalues2:4, binary:9");
+    cmd->add_option("--format", a->opt.dmx_format,
+                    "DMX output format name:version (default: keep)");
     cmd->add_flag("--compress", a->opt.compress, "BSP: LZMA-compress lumps");
     cmd->add_flag("--decompress", a->opt.decompress, "BSP: store lumps uncompressed");
-    cmd->add_option("--entities", a->opt.entities_file, "BSP: replace the entity lump with this text file");
-    cmd->add_flag("--no-detail-merge", a->opt.no_detail_merge, "BSP->VMF: keep each detail brush as its own func_detail");
+    cmd->add_option("--entities", a->opt.entities_file,
+                    "BSP: replace the entity lump with this text file");
+    cmd->add_flag("--no-detail-merge", a->opt.no_detail_merge,
+                  "BSP->VMF: keep each detail brush as its own func_detail");
     cmd->add_flag("--faces", a->opt.faces_mode, "BSP->VMF: one thin brush per original face");
     cmd->add_flag("--no-props", a->opt.no_props, "BSP->VMF: skip static props");
     cmd->add_flag("--no-overlays", a->opt.no_overlays, "BSP->VMF: skip overlays");
-    cmd->add_flag("--collapse-instances", a->opt.collapse_instances, "VMF->VMAP: merge func_instance maps into the output");
+    cmd->add_flag("--collapse-instances", a->opt.collapse_instances,
+                  "VMF->VMAP: merge func_instance maps into the output");
     cmd->add_option("--set", a->sets, "Extra converter option key=value (repeatable)");
     cmd->callback([a] {
         for (const std::string& s : a->sets) {

@@ -43,15 +43,19 @@ void add_info_command(CLI::App& app) {
                         std::printf("%s\n", j.dump().c_str());
                     }
                 } else if (opts->json) {
-                    std::printf("%s\n", r.value().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                    std::printf(
+                        "%s\n",
+                        r.value().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
                 } else {
                     const Json& j = r.value();
                     std::printf("%s\n", j["file"].get<std::string>().c_str());
                     for (auto& [k, v] : j.items()) {
                         if (k == "file") continue;
-                        std::printf("  %-20s %s\n", k.c_str(),
-                                    v.is_string() ? v.get<std::string>().c_str()
-                                                  : v.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                        std::printf(
+                            "  %-20s %s\n", k.c_str(),
+                            v.is_string()
+                                ? v.get<std::string>().c_str()
+                                : v.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
                     }
                 }
                 results[i].reset();

@@ -35,7 +35,8 @@ void add_formats_command(CLI::App& app) {
         std::printf("formats:\n");
         for (const FormatHandler* f : all_formats()) {
             std::string exts;
-            for (auto e : f->extensions) exts += std::string(exts.empty() ? "" : " ") + std::string(e);
+            for (auto e : f->extensions)
+                exts += std::string(exts.empty() ? "" : " ") + std::string(e);
             std::printf("  %-8s %-24s %s\n", std::string(f->name).c_str(), exts.c_str(),
                         std::string(f->description).c_str());
         }

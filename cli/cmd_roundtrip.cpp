@@ -104,10 +104,13 @@ void add_roundtrip_command(CLI::App& app) {
                         j["result"] = "failed";
                         j["error"] = r.error.to_string();
                         worst_input = std::max(worst_input, exit_code_for(r.error));
-                        if (!opts->json) std::printf("%s: failed: %s\n", f.c_str(), r.error.to_string().c_str());
+                        if (!opts->json)
+                            std::printf("%s: failed: %s\n", f.c_str(), r.error.to_string().c_str());
                         break;
                 }
-                if (opts->json) std::printf("%s\n", j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                if (opts->json)
+                    std::printf("%s\n",
+                                j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
                 std::fflush(stdout);
             },
             n > 1);

@@ -56,12 +56,14 @@ void add_validate_command(CLI::App& app) {
                         for (const auto& d : o.diags.items()) arr.push_back(d.to_string());
                         j["diagnostics"] = std::move(arr);
                     } else {
-                        std::printf("%s: %s (%zu error%s, %zu warning%s)\n",
-                                    opts->files[i].c_str(), errors ? "problems" : "ok", errors,
-                                    errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+                        std::printf("%s: %s (%zu error%s, %zu warning%s)\n", opts->files[i].c_str(),
+                                    errors ? "problems" : "ok", errors, errors == 1 ? "" : "s",
+                                    warnings, warnings == 1 ? "" : "s");
                     }
                 }
-                if (opts->json) std::printf("%s\n", j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                if (opts->json)
+                    std::printf("%s\n",
+                                j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
                 res[i] = Out{};
             },
             n > 1);

@@ -14,7 +14,9 @@ int& exit_status() {
     return status;
 }
 
-void print_diagnostic(const Diagnostic& d) { std::fprintf(stderr, "%s\n", d.to_string().c_str()); }
+void print_diagnostic(const Diagnostic& d) {
+    std::fprintf(stderr, "%s\n", d.to_string().c_str());
+}
 
 void print_diagnostics(const Diagnostics& ds) {
     for (const Diagnostic& d : ds.items()) print_diagnostic(d);

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
     lk::cli::add_validate_command(app);
     lk::cli::add_convert_command(app);
     lk::cli::add_dump_command(app);
+    lk::cli::add_geometry_command(app);
     lk::cli::add_formats_command(app);
     try {
         app.parse(argc, argv);

@@ -39,8 +39,13 @@ function(levelkit_add_module name)
 endfunction()
 
 function(levelkit_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic
                          -Wno-missing-field-initializers)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wshadow=local)
+  else()
+    target_compile_options(${target} PRIVATE -Wshadow-uncaptured-local)
+  endif()
   if(LEVELKIT_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -5,12 +5,13 @@
 
 namespace lk::handlers {
 
-// Formats (see registry.cpp for the detection order).
-// extern const FormatHandler vmf;
+// Formats.
+extern const FormatHandler vmf;
 extern const FormatHandler wmp;
 extern const FormatHandler wmp_m;
 
 // Converters.
+extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler wmp_to_wmp_m_converter;
 extern const ConverterHandler wmp_to_wmp_converter;
 

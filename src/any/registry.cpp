@@ -7,6 +7,8 @@ namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
+        // One line per format; detection asks each and keeps the most certain.
+        &handlers::vmf,
         &handlers::wmp,
         &handlers::wmp_m,
     };
@@ -15,6 +17,8 @@ const std::vector<const FormatHandler*>& all_formats() {
 
 const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
+        // One line per (from, to) pair.
+        &handlers::vmf_to_vmf_converter,
         &handlers::wmp_to_wmp_m_converter,
         &handlers::wmp_to_wmp_converter,
     };

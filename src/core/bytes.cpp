@@ -28,9 +28,8 @@ bool ByteReader::check_count(std::uint64_t count, std::uint64_t item_size, std::
 bool ByteReader::seek(std::size_t pos, std::string_view field) {
     if (failed_) return false;
     if (pos > data_.size()) {
-        fail("bytes.bad-offset",
-             fmt::format("offset {} of {} is past the end (size {})", base_ + pos, field,
-                         base_ + data_.size()));
+        fail("bytes.bad-offset", fmt::format("offset {} of {} is past the end (size {})",
+                                             base_ + pos, field, base_ + data_.size()));
         return false;
     }
     pos_ = pos;

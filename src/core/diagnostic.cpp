@@ -8,9 +8,12 @@ namespace lk {
 
 std::string_view to_string(Severity s) {
     switch (s) {
-        case Severity::note: return "note";
-        case Severity::warning: return "warning";
-        case Severity::error: return "error";
+        case Severity::note:
+            return "note";
+        case Severity::warning:
+            return "warning";
+        case Severity::error:
+            return "error";
     }
     return "error";
 }

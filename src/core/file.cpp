@@ -54,7 +54,9 @@ bool read_all(int fd, Bytes& out) {
 
 }  // namespace
 
-MappedFile::MappedFile(MappedFile&& o) noexcept { *this = std::move(o); }
+MappedFile::MappedFile(MappedFile&& o) noexcept {
+    *this = std::move(o);
+}
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
     if (this != &o) {
@@ -71,7 +73,9 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
     return *this;
 }
 
-MappedFile::~MappedFile() { reset(); }
+MappedFile::~MappedFile() {
+    reset();
+}
 
 void MappedFile::reset() {
     if (mapped_ && data_) ::munmap(const_cast<std::byte*>(data_), size_);
@@ -166,7 +170,9 @@ Blob Blob::from_bytes(Bytes bytes) {
     return b;
 }
 
-Blob Blob::copy_of(ByteSpan bytes) { return from_bytes(Bytes(bytes.begin(), bytes.end())); }
+Blob Blob::copy_of(ByteSpan bytes) {
+    return from_bytes(Bytes(bytes.begin(), bytes.end()));
+}
 
 Result<Blob> Blob::map_file(const std::filesystem::path& path) {
     auto mf = MappedFile::open(path);

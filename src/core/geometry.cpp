@@ -100,6 +100,15 @@ void clip_winding_back(const Winding& in, const Plane& plane, double eps, Windin
     }
     if (counts[kBack] == 0) return;  // entirely in front (or touching): clipped away
     out.reserve(n + 4);
+    // Exactly axial planes get exact coordinates (no drift). A normal component can round to
+    // exactly +-1 while the others are tiny but not zero; that plane is not axial.
+    int axis = -1;
+    for (int k = 0; k < 3; ++k) {
+        if ((plane.normal[k] == 1 || plane.normal[k] == -1) && plane.normal[(k + 1) % 3] == 0 &&
+            plane.normal[(k + 2) % 3] == 0) {
+            axis = k;
+        }
+    }
     for (std::size_t i = 0; i < n; ++i) {
         const Vec3& p1 = in[i];
         if (sides[i] == kOn) {
@@ -112,11 +121,8 @@ void clip_winding_back(const Winding& in, const Plane& plane, double eps, Windin
         const double t = dists[i] / (dists[i] - dists[i + 1]);
         Vec3 mid;
         for (int k = 0; k < 3; ++k) {
-            // Exact coordinates on axial planes avoid drift.
-            if (plane.normal[k] == 1) {
-                mid[k] = plane.dist;
-            } else if (plane.normal[k] == -1) {
-                mid[k] = -plane.dist;
+            if (k == axis) {
+                mid[k] = plane.normal[k] * plane.dist;
             } else {
                 mid[k] = p1[k] + t * (p2[k] - p1[k]);
             }
@@ -132,7 +138,9 @@ Vec3 winding_area_vector(std::span<const Vec3> w) {
     return acc * 0.5;
 }
 
-double winding_area(std::span<const Vec3> w) { return length(winding_area_vector(w)); }
+double winding_area(std::span<const Vec3> w) {
+    return length(winding_area_vector(w));
+}
 
 Vec3 winding_center(std::span<const Vec3> w) {
     Vec3 c;
@@ -154,13 +162,20 @@ void remove_duplicate_points(Winding& w, double eps) {
 
 std::string_view to_string(BrushProblem p) {
     switch (p) {
-        case BrushProblem::none: return "ok";
-        case BrushProblem::degenerate_plane: return "degenerate plane (collinear points)";
-        case BrushProblem::duplicate_plane: return "duplicate plane";
-        case BrushProblem::opposed_planes: return "opposed coincident planes (no volume)";
-        case BrushProblem::side_no_face: return "side plane does not touch the brush";
-        case BrushProblem::open: return "brush is not closed";
-        case BrushProblem::too_few_sides: return "fewer than 4 sides";
+        case BrushProblem::none:
+            return "ok";
+        case BrushProblem::degenerate_plane:
+            return "degenerate plane (collinear points)";
+        case BrushProblem::duplicate_plane:
+            return "duplicate plane";
+        case BrushProblem::opposed_planes:
+            return "opposed coincident planes (no volume)";
+        case BrushProblem::side_no_face:
+            return "side plane does not touch the brush";
+        case BrushProblem::open:
+            return "brush is not closed";
+        case BrushProblem::too_few_sides:
+            return "fewer than 4 sides";
     }
     return "?";
 }
@@ -235,7 +250,8 @@ Mat3 Mat3::operator*(const Mat3& o) const {
     Mat3 r;
     for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) {
-            r.m[i * 3 + j] = m[i * 3] * o.m[j] + m[i * 3 + 1] * o.m[3 + j] + m[i * 3 + 2] * o.m[6 + j];
+            r.m[i * 3 + j] =
+                m[i * 3] * o.m[j] + m[i * 3 + 1] * o.m[3 + j] + m[i * 3 + 2] * o.m[6 + j];
         }
     }
     return r;
@@ -259,9 +275,15 @@ Mat3 angle_matrix(const Vec3& a) {
     const double sy = std::sin(a.y * d2r), cy = std::cos(a.y * d2r);
     const double sr = std::sin(a.z * d2r), cr = std::cos(a.z * d2r);
     Mat3 r;
-    r.m = {cp * cy, sr * sp * cy - cr * sy, cr * sp * cy + sr * sy,
-           cp * sy, sr * sp * sy + cr * cy, cr * sp * sy - sr * cy,
-           -sp,     sr * cp,                cr * cp};
+    r.m = {cp * cy,
+           sr * sp * cy - cr * sy,
+           cr * sp * cy + sr * sy,
+           cp * sy,
+           sr * sp * sy + cr * cy,
+           cr * sp * sy - sr * cy,
+           -sp,
+           sr * cp,
+           cr * cp};
     return r;
 }
 

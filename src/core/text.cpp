@@ -49,11 +49,12 @@ Diagnostic LineMap::warning_at(std::size_t offset, std::string code, std::string
 
 namespace {
 
-constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                             1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool is_digit(char c) {
+    return static_cast<unsigned char>(c - '0') < 10;
+}
 
 // Clinger's fast path: when the decimal mantissa fits in 53 bits and the power of ten is exact
 // (|e| <= 22), one IEEE multiply/divide is correctly rounded. Everything else falls back to
@@ -150,6 +151,18 @@ std::optional<double> parse_double(std::string_view s) {
 
 std::optional<std::int64_t> parse_int(std::string_view s) {
     if (s.empty()) return std::nullopt;
+    // Short plain numbers (ids, flags) without from_chars' generality.
+    if (s.size() <= 18) {
+        std::size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+        std::int64_t v = 0;
+        bool ok = i < s.size();
+        for (; i < s.size() && ok; ++i) {
+            const auto d = static_cast<unsigned char>(s[i] - '0');
+            ok = d < 10;
+            v = v * 10 + d;
+        }
+        if (ok) return s[0] == '-' ? -v : v;
+    }
     std::size_t start = s[0] == '+' ? 1 : 0;
     std::int64_t v = 0;
     auto r = std::from_chars(s.data() + start, s.data() + s.size(), v);
@@ -200,14 +213,6 @@ void append_int(std::string& out, std::int64_t v) {
 
 static inline char lower_ascii(char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (lower_ascii(a[i]) != lower_ascii(b[i])) return false;
-    }
-    return true;
 }
 
 bool istarts_with(std::string_view s, std::string_view prefix) {

@@ -8,8 +8,8 @@ using namespace lk;
 
 namespace {
 std::filesystem::path temp_dir() {
-    auto d = std::filesystem::temp_directory_path() /
-             ("lk-file-test-" + std::to_string(::getpid()));
+    auto d =
+        std::filesystem::temp_directory_path() / ("lk-file-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
 }

@@ -7,8 +7,8 @@ using namespace lk;
 namespace {
 // An axis-aligned box as Hammer writes it: 6 planes with outward normals.
 std::vector<std::optional<Plane>> box(Vec3 mn, Vec3 mx) {
-    return {Plane{{0, 0, 1}, mx.z},  Plane{{0, 0, -1}, -mn.z}, Plane{{-1, 0, 0}, -mn.x},
-            Plane{{1, 0, 0}, mx.x},  Plane{{0, 1, 0}, mx.y},   Plane{{0, -1, 0}, -mn.y}};
+    return {Plane{{0, 0, 1}, mx.z}, Plane{{0, 0, -1}, -mn.z}, Plane{{-1, 0, 0}, -mn.x},
+            Plane{{1, 0, 0}, mx.x}, Plane{{0, 1, 0}, mx.y},   Plane{{0, -1, 0}, -mn.y}};
 }
 }  // namespace
 
@@ -118,4 +118,17 @@ TEST(Angles, MatrixRoundTrip) {
     EXPECT_TRUE(near(angle_matrix({0, 90, 0}) * Vec3{1, 0, 0}, {0, 1, 0}, 1e-12));
     // pitch 90 turns +x into -z (Source pitch is "down").
     EXPECT_TRUE(near(angle_matrix({90, 0, 0}) * Vec3{1, 0, 0}, {0, 0, -1}, 1e-12));
+}
+
+TEST(Winding, NearlyAxialPlanesAreNotSnapped) {
+    // Normal (0, -1.3e-8, -1): the z component rounds to exactly -1 but the plane is tilted.
+    const Plane tilted{normalize({0, -1.3e-8, -1}), 0.05};
+    ASSERT_EQ(tilted.normal.z, -1.0);
+    Winding sq{{0, -5000, 10}, {0, 5000, 10}, {0, 5000, -10}, {0, -5000, -10}};
+    Winding out;
+    clip_winding_back(sq, tilted, 1e-9, out);
+    // The two new corners of the cut lie on the tilted plane itself.
+    int on = 0;
+    for (const Vec3& p : out) on += std::abs(tilted.distance_to(p)) < 1e-9;
+    EXPECT_EQ(on, 2);
 }

@@ -40,8 +40,9 @@ TEST(Numbers, ParsesVmfStyleNumbers) {
 TEST(Numbers, FastPathAgreesWithFromChars) {
     std::mt19937_64 rng(42);
     for (int i = 0; i < 200000; ++i) {
-        const double v = std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 80)) *
-                         ((rng() & 1) ? -1 : 1);
+        const double v =
+            std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 80)) *
+            ((rng() & 1) ? -1 : 1);
         char buf[64];
         auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed,
                                static_cast<int>(rng() % 12));
@@ -70,5 +71,7 @@ TEST(Strings, CaseInsensitiveHelpers) {
     EXPECT_FALSE(iequals("solid", "solids"));
     EXPECT_TRUE(iends_with("MAP.VMF", ".vmf"));
     EXPECT_EQ(split_ws("  a  b\tc ").size(), 3u);
-    EXPECT_EQ(printable("a\x1b" "b"), "a\\x1bb");
+    EXPECT_EQ(printable("a\x1b"
+                        "b"),
+              "a\\x1bb");
 }

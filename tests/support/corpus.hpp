@@ -17,7 +17,9 @@
 
 namespace lk::test {
 
-inline std::filesystem::path source_dir() { return LEVELKIT_SOURCE_DIR; }
+inline std::filesystem::path source_dir() {
+    return LEVELKIT_SOURCE_DIR;
+}
 
 inline std::optional<std::filesystem::path> corpus_dir() {
     std::filesystem::path p;
@@ -52,12 +54,12 @@ inline std::vector<std::filesystem::path> corpus_files(const std::string& sub,
     return out;
 }
 
-#define LK_REQUIRE_CORPUS()                                                                  \
-    do {                                                                                      \
-        if (!::lk::test::corpus_dir()) {                                                      \
-            GTEST_SKIP() << "corpus not found: set LEVELKIT_CORPUS or place it at "          \
-                            "../shared/corpus (corpus tests are skipped)";                    \
-        }                                                                                     \
+#define LK_REQUIRE_CORPUS()                                                         \
+    do {                                                                            \
+        if (!::lk::test::corpus_dir()) {                                            \
+            GTEST_SKIP() << "corpus not found: set LEVELKIT_CORPUS or place it at " \
+                            "../shared/corpus (corpus tests are skipped)";          \
+        }                                                                           \
     } while (0)
 
 inline std::filesystem::path fixture(const std::string& rel) {

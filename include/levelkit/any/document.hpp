@@ -61,8 +61,8 @@ private:
 };
 
 struct FormatHandler {
-    std::string_view name;         // format id, as Document::format()
-    std::string_view description;  // one line for `levelkit formats`
+    std::string_view name;                     // format id, as Document::format()
+    std::string_view description;              // one line for `levelkit formats`
     std::vector<std::string_view> extensions;  // lower case, with dot: ".vmf"
     // 0 = not this format, higher = more certain. Content decides; the filename only breaks ties.
     int (*sniff)(ByteSpan data, std::string_view filename) = nullptr;

@@ -32,8 +32,9 @@ constexpr T byteswap(T v) noexcept {
     if constexpr (sizeof(T) == 1) {
         return v;
     } else {
-        using U = std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                                     std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+        using U =
+            std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
         static_assert(sizeof(U) == sizeof(T));
         U u = std::bit_cast<U>(v);
         if constexpr (sizeof(T) == 2) u = __builtin_bswap16(u);

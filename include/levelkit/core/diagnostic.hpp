@@ -19,9 +19,9 @@ std::string_view to_string(Severity s);
 
 struct Diagnostic {
     Severity severity = Severity::error;
-    std::string code;     // stable machine-readable id, e.g. "kv.unterminated-string"
-    std::string message;  // human sentence, no trailing period
-    std::string file;     // filled by path-based wrappers / the CLI; empty for in-memory input
+    std::string code;          // stable machine-readable id, e.g. "kv.unterminated-string"
+    std::string message;       // human sentence, no trailing period
+    std::string file;          // filled by path-based wrappers / the CLI; empty for in-memory input
     std::uint32_t line = 0;    // 1-based; 0 = not a text position
     std::uint32_t column = 0;  // 1-based byte column; 0 = unknown
     std::int64_t offset = -1;  // byte offset into the input; -1 = unknown

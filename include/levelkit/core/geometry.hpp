@@ -29,22 +29,47 @@ struct Vec3 {
     constexpr Vec3 operator-() const { return {-x, -y, -z}; }
     constexpr Vec3 operator*(double s) const { return {x * s, y * s, z * s}; }
     constexpr Vec3 operator/(double s) const { return {x / s, y / s, z / s}; }
-    Vec3& operator+=(const Vec3& o) { x += o.x; y += o.y; z += o.z; return *this; }
-    Vec3& operator-=(const Vec3& o) { x -= o.x; y -= o.y; z -= o.z; return *this; }
-    Vec3& operator*=(double s) { x *= s; y *= s; z *= s; return *this; }
+    Vec3& operator+=(const Vec3& o) {
+        x += o.x;
+        y += o.y;
+        z += o.z;
+        return *this;
+    }
+    Vec3& operator-=(const Vec3& o) {
+        x -= o.x;
+        y -= o.y;
+        z -= o.z;
+        return *this;
+    }
+    Vec3& operator*=(double s) {
+        x *= s;
+        y *= s;
+        z *= s;
+        return *this;
+    }
     constexpr bool operator==(const Vec3&) const = default;
 };
 
-constexpr Vec3 operator*(double s, const Vec3& v) { return v * s; }
-constexpr double dot(const Vec3& a, const Vec3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+constexpr Vec3 operator*(double s, const Vec3& v) {
+    return v * s;
+}
+constexpr double dot(const Vec3& a, const Vec3& b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 constexpr Vec3 cross(const Vec3& a, const Vec3& b) {
     return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-inline double length(const Vec3& v) { return std::sqrt(dot(v, v)); }
-inline double distance(const Vec3& a, const Vec3& b) { return length(a - b); }
+inline double length(const Vec3& v) {
+    return std::sqrt(dot(v, v));
+}
+inline double distance(const Vec3& a, const Vec3& b) {
+    return length(a - b);
+}
 // Unit vector, or the zero vector if v has (near) zero length.
 Vec3 normalize(const Vec3& v);
-inline Vec3 lerp(const Vec3& a, const Vec3& b, double t) { return a + (b - a) * t; }
+inline Vec3 lerp(const Vec3& a, const Vec3& b, double t) {
+    return a + (b - a) * t;
+}
 bool near(const Vec3& a, const Vec3& b, double eps);
 
 struct Plane {
@@ -106,7 +131,7 @@ enum class BrushProblem : std::uint8_t {
 std::string_view to_string(BrushProblem p);
 
 struct BrushFaceProblem {
-    std::size_t side = 0;          // index of the side the problem is about
+    std::size_t side = 0;               // index of the side the problem is about
     std::size_t other_side = SIZE_MAX;  // for duplicate/opposed planes
     BrushProblem problem = BrushProblem::none;
 };
@@ -131,9 +156,9 @@ struct BrushPolygons {
 };
 
 struct BrushClipOptions {
-    double clip_epsilon = 1e-6;     // plane-side test when clipping
-    double merge_epsilon = 1e-5;    // consecutive points closer than this are merged
-    double extent = 1 << 20;        // half-size of the starting winding
+    double clip_epsilon = 1e-6;   // plane-side test when clipping
+    double merge_epsilon = 1e-5;  // consecutive points closer than this are merged
+    double extent = 1 << 20;      // half-size of the starting winding
 };
 
 // Builds every side's polygon by clipping a base winding by all other planes (VBSP's method,

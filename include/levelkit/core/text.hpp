@@ -59,7 +59,19 @@ void append_int(std::string& out, std::int64_t v);
 
 // --- strings ---------------------------------------------------------------------------
 
-bool iequals(std::string_view a, std::string_view b);
+// ASCII case-insensitive equality (Valve's key lookup rule). Inline: it sits on hot paths.
+inline bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const char x = a[i], y = b[i];
+        if (x == y) continue;
+        // Equal ignoring case only if they differ by 0x20 and are letters.
+        if ((x ^ y) != 0x20) return false;
+        const char lx = static_cast<char>(x | 0x20);
+        if (lx < 'a' || lx > 'z') return false;
+    }
+    return true;
+}
 bool istarts_with(std::string_view s, std::string_view prefix);
 bool iends_with(std::string_view s, std::string_view suffix);
 std::string to_lower(std::string_view s);

@@ -1,0 +1,147 @@
+// VMF benchmarks on the largest corpus maps: KeyValues parse, typed parse, lossless write,
+// normalised write, brush polygons. Run: build/bench/bench_vmf [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+
+#include "bench_support.hpp"
+#include "levelkit/core/file.hpp"
+#include "levelkit/vmf/geometry.hpp"
+#include "levelkit/vmf/vmf.hpp"
+
+using namespace lk;
+
+namespace {
+
+std::vector<Blob>& inputs() {
+    static std::vector<Blob> blobs = [] {
+        std::vector<Blob> v;
+        for (const auto& p : bench::largest("vmf", ".vmf", 3))
+            v.push_back(Blob::map_file(p).value());
+        return v;
+    }();
+    return blobs;
+}
+
+std::size_t total_bytes() {
+    std::size_t n = 0;
+    for (const Blob& b : inputs()) n += b.size();
+    return n;
+}
+
+void BM_KvParse(benchmark::State& state) {
+    for (auto _ : state) {
+        for (const Blob& b : inputs()) benchmark::DoNotOptimize(kv::Document::parse(b));
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
+}
+
+// The typed model alone (streaming reader): what conversions use.
+void BM_VmfParseTyped(benchmark::State& state) {
+    for (auto _ : state) {
+        for (const Blob& b : inputs()) {
+            Diagnostics d;
+            benchmark::DoNotOptimize(vmf::read_map(b, d));
+        }
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
+}
+
+// Lossless tree + typed model (what `levelkit info/validate/roundtrip` read).
+void BM_VmfReadDocument(benchmark::State& state) {
+    for (auto _ : state) {
+        for (const Blob& b : inputs()) benchmark::DoNotOptimize(vmf::Document::read(b));
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
+}
+
+void BM_VmfWriteLossless(benchmark::State& state) {
+    std::vector<vmf::Document> docs;
+    for (const Blob& b : inputs()) docs.push_back(vmf::Document::read(b).value());
+    std::string out;
+    for (auto _ : state) {
+        for (const auto& d : docs) {
+            out.clear();
+            d.tree().write_to(out);
+            benchmark::DoNotOptimize(out.data());
+        }
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
+}
+
+void BM_VmfWriteNormalised(benchmark::State& state) {
+    std::vector<vmf::Document> docs;
+    for (const Blob& b : inputs()) docs.push_back(vmf::Document::read(b).value());
+    for (auto _ : state) {
+        for (const auto& d : docs) benchmark::DoNotOptimize(vmf::write(d.map()));
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
+}
+
+void BM_BrushPolygons(benchmark::State& state) {
+    std::vector<vmf::Document> docs;
+    for (const Blob& b : inputs()) docs.push_back(vmf::Document::read(b).value());
+    BrushPolygons polys;
+    std::size_t sides = 0;
+    for (auto _ : state) {
+        sides = 0;
+        for (const auto& d : docs) {
+            auto run = [&](const vmf::Entity& e) {
+                for (const vmf::Solid& s : e.solids) {
+                    vmf::solid_polygons(s, polys);
+                    sides += s.sides.size();
+                    benchmark::DoNotOptimize(polys.points.data());
+                }
+            };
+            run(d.map().world);
+            for (const auto& e : d.map().entities) run(e);
+        }
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sides));
+    state.counters["sides"] = static_cast<double>(sides);
+}
+
+// Peak RSS growth of one read of the largest map, measured before anything else runs (RSS only
+// grows, so this must be the first thing the process does). Includes the mapped input.
+void report_peak_memory() {
+    const Blob b = Blob::map_file(bench::largest("vmf", ".vmf", 1).front()).value();
+    const double file_mb = static_cast<double>(b.size()) / (1024.0 * 1024.0);
+    const double base = bench::peak_rss_mb();
+    {
+        Diagnostics d;
+        auto map = vmf::read_map(b, d);
+        benchmark::DoNotOptimize(map);
+    }
+    const double typed = bench::peak_rss_mb() - base;
+    {
+        auto doc = vmf::Document::read(b);
+        benchmark::DoNotOptimize(doc);
+    }
+    const double both = bench::peak_rss_mb() - base;
+    std::printf(
+        "peak memory, %.2f MB map (input mapping included): typed model %.1f MB (%.2fx), "
+        "tree + typed %.1f MB (%.2fx)\n",
+        file_mb, typed, typed / file_mb, both, both / file_mb);
+}
+
+}  // namespace
+
+BENCHMARK(BM_KvParse)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VmfParseTyped)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VmfReadDocument)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VmfWriteLossless)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VmfWriteNormalised)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BrushPolygons)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    if (bench::largest("vmf", ".vmf", 1).empty()) {
+        std::printf("corpus not found (set LEVELKIT_CORPUS): no VMF benchmarks to run\n");
+        return 0;
+    }
+    report_peak_memory();
+    std::printf("inputs: %zu largest corpus VMFs, %.2f MB\n", inputs().size(), total_bytes() / 1e6);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

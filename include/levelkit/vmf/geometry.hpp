@@ -1,0 +1,46 @@
+// Brush and displacement geometry for VMF solids, and map validation.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "levelkit/core/diagnostic.hpp"
+#include "levelkit/core/geometry.hpp"
+#include "levelkit/vmf/vmf.hpp"
+
+namespace lk::vmf {
+
+struct PolygonOptions {
+    // Use Hammer++ `vertices_plus` / Strata `point_data` for a side's polygon when present
+    // (they are exact; plane points are rounded). Validity is still computed from the planes.
+    bool prefer_stored_vertices = false;
+    BrushClipOptions clip;
+};
+
+// Polygons of every side of `solid` (VBSP's clip method in double precision, relative to the
+// mean of the plane points). `out.problems` lists why a solid is invalid (by side index).
+void solid_polygons(const Solid& solid, BrushPolygons& out, const PolygonOptions& opt = {});
+
+// The displaced vertex grid of a side, (2^power+1)^2 points row-major, given the side's face
+// polygon (must have 4 points): Hammer's rule — start at the corner nearest startposition,
+// bilinear flat grid, plus elevation along the face normal, plus offsets, plus
+// normals * distances. nullopt if the side has no usable dispinfo or the face is not a quad.
+std::optional<std::vector<Vec3>> displacement_grid(const Side& side, std::span<const Vec3> face);
+
+// Triangles of a displacement grid in Hammer's alternating diagonal pattern, as vertex index
+// triples (two per quad, 2 * 4^power in all).
+std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power);
+
+struct ValidateOptions {
+    PolygonOptions polygons;
+};
+
+// Semantic checks: invalid brushes (with solid and side ids), displacement faces that are not
+// quads, duplicate ids, overlay/cubemap side references that point nowhere, what Hammer or
+// Valve's Source 2 importer would reject (missing top-level blocks, over-long values).
+// Positions come from the objects' Origins via `tree` when given.
+void validate(const Map& map, Diagnostics& out, const kv::Document* tree = nullptr,
+              const ValidateOptions& opt = {});
+
+}  // namespace lk::vmf

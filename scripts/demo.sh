@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds levelkit and runs its main jobs on the samples bundled in samples/.
+# Usage: scripts/demo.sh   (from anywhere; output files go to build/demo/)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/deps.sh"
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build" -j"$(nproc)" --target levelkit_cli
+lk="$root/build/cli/levelkit"
+out="$root/build/demo"
+mkdir -p "$out"
+sample="$root/samples/demo.vmf"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "levelkit info samples/demo.vmf"
+"$lk" info "$sample"
+
+step "levelkit roundtrip: read, write back, compare bytes"
+"$lk" roundtrip "$sample"
+
+step "levelkit validate: brushes, displacements, references"
+"$lk" validate "$sample"
+
+step "levelkit geometry: brush polygons and displacement grids -> build/demo/demo.obj"
+"$lk" geometry "$sample" -o "$out/demo.obj"
+"$lk" geometry --json "$sample" | head -c 300
+echo " ..."
+
+step "levelkit convert: normalised rewrite -> build/demo/demo_normalised.vmf"
+"$lk" convert "$sample" "$out/demo_normalised.vmf"
+"$lk" info --json "$out/demo_normalised.vmf"

@@ -1,0 +1,236 @@
+#include "levelkit/vmf/geometry.hpp"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace lk::vmf {
+
+void solid_polygons(const Solid& solid, BrushPolygons& out, const PolygonOptions& opt) {
+    thread_local std::vector<std::optional<Plane>> planes;
+    planes.clear();
+    Vec3 center;
+    std::size_t n = 0;
+    for (const Side& s : solid.sides) {
+        planes.push_back(s.has(Side::kPlane) ? s.plane() : std::nullopt);
+        if (s.has(Side::kPlane)) {
+            for (const Vec3& p : s.plane_points) center += p;
+            n += 3;
+        }
+    }
+    if (n) center = center / static_cast<double>(n);
+    build_brush_polygons(planes, center, out, opt.clip);
+    if (!opt.prefer_stored_vertices) return;
+    // Swap in stored exact polygons where a side has them.
+    bool any = false;
+    for (const Side& s : solid.sides) any |= !s.vertices_plus.empty() || !s.point_data.empty();
+    if (!any) return;
+    std::vector<Vec3> points;
+    std::vector<std::uint32_t> begins;
+    for (std::size_t i = 0; i < solid.sides.size(); ++i) {
+        begins.push_back(static_cast<std::uint32_t>(points.size()));
+        const Side& s = solid.sides[i];
+        const std::vector<Vec3>& stored = !s.vertices_plus.empty() ? s.vertices_plus : s.point_data;
+        if (stored.size() >= 3) {
+            points.insert(points.end(), stored.begin(), stored.end());
+        } else {
+            auto f = out.face(i);
+            points.insert(points.end(), f.begin(), f.end());
+        }
+    }
+    begins.push_back(static_cast<std::uint32_t>(points.size()));
+    out.points = std::move(points);
+    out.face_begin = std::move(begins);
+}
+
+std::optional<std::vector<Vec3>> displacement_grid(const Side& side, std::span<const Vec3> face) {
+    if (!side.disp || face.size() != 4 || !side.disp->has(DispInfo::kPower)) return std::nullopt;
+    const DispInfo& d = *side.disp;
+    const int size = d.grid_size();
+    const auto count = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
+    // Corner nearest startposition becomes p0 (Hammer/VBSP).
+    std::size_t start = 0;
+    double best = INFINITY;
+    for (std::size_t i = 0; i < 4; ++i) {
+        const double dd = distance(face[i], d.start_position);
+        if (dd < best - 1e-9) {
+            best = dd;
+            start = i;
+        }
+    }
+    const Vec3 p0 = face[start], p1 = face[(start + 1) % 4], p2 = face[(start + 2) % 4],
+               p3 = face[(start + 3) % 4];
+    const std::optional<Plane> pl = side.plane();
+    const Vec3 normal = pl ? pl->normal : normalize(cross(p0 - p1, p2 - p1));
+    std::vector<Vec3> out(count);
+    const double inv = 1.0 / (size - 1);
+    for (int i = 0; i < size; ++i) {
+        const Vec3 a = lerp(p0, p1, i * inv);
+        const Vec3 b = lerp(p3, p2, i * inv);
+        for (int j = 0; j < size; ++j) {
+            const std::size_t k = static_cast<std::size_t>(i) * static_cast<std::size_t>(size) +
+                                  static_cast<std::size_t>(j);
+            Vec3 p = lerp(a, b, j * inv) + normal * d.elevation;
+            if (k < d.offsets.size()) p += d.offsets[k];
+            if (k < d.normals.size() && k < d.distances.size()) p += d.normals[k] * d.distances[k];
+            out[k] = p;
+        }
+    }
+    return out;
+}
+
+std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power) {
+    const std::uint32_t size = (1u << power) + 1;
+    std::vector<std::array<std::uint32_t, 3>> tris;
+    tris.reserve(2u << (2 * power));
+    for (std::uint32_t i = 0; i + 1 < size; ++i) {
+        for (std::uint32_t j = 0; j + 1 < size; ++j) {
+            const std::uint32_t a = i * size + j, b = i * size + j + 1, c = (i + 1) * size + j + 1,
+                                d = (i + 1) * size + j;
+            // Alternate the diagonal like a checkerboard so the surface is symmetric.
+            if ((i + j) % 2 == 0) {
+                tris.push_back({a, b, c});
+                tris.push_back({a, c, d});
+            } else {
+                tris.push_back({a, b, d});
+                tris.push_back({b, c, d});
+            }
+        }
+    }
+    return tris;
+}
+
+namespace {
+
+class Validator {
+public:
+    Validator(const Map& m, Diagnostics& out, const kv::Document* tree, const ValidateOptions& opt)
+        : m_(m), out_(out), tree_(tree), opt_(opt) {}
+
+    void run() {
+        if (!m_.has_versioninfo || !m_.has_visgroups || !m_.viewsettings || !m_.has_world) {
+            std::string missing;
+            if (!m_.has_versioninfo) missing += " versioninfo";
+            if (!m_.has_visgroups) missing += " visgroups";
+            if (!m_.viewsettings) missing += " viewsettings";
+            if (!m_.has_world) missing += " world";
+            add(Diagnostic::warning("vmf.missing-block",
+                                    "missing top-level block(s):" + missing +
+                                        " (Valve's Source 2 importer rejects such files)"),
+                {});
+        }
+        entity(m_.world, "world");
+        for (std::size_t i = 0; i < m_.entities.size(); ++i) {
+            entity(m_.entities[i], fmt::format("entity[{}]", i));
+        }
+        check_side_refs();
+    }
+
+private:
+    void add(Diagnostic d, const Origin& o) {
+        if (tree_ && o.node != kv::kNone) {
+            const TextPos p = tree_->locate(o.offset);
+            d.line = p.line;
+            d.column = p.column;
+            d.offset = o.offset;
+        }
+        out_.add(std::move(d));
+    }
+
+    void id_seen(std::unordered_map<std::int64_t, Origin>& seen, std::int64_t id, const Origin& o,
+                 std::string_view what, const std::string& path) {
+        auto [it, inserted] = seen.emplace(id, o);
+        if (inserted) return;
+        std::string where;
+        if (tree_ && it->second.node != kv::kNone) {
+            where = fmt::format(" (first at line {})", tree_->locate(it->second.offset).line);
+        }
+        add(Diagnostic::warning("vmf.duplicate-id",
+                                fmt::format("duplicate {} id {}{}", what, id, where))
+                .with_path(path),
+            o);
+    }
+
+    void entity(const Entity& e, const std::string& path) {
+        if (&e != &m_.world) id_seen(entity_ids_, e.id(), e.origin, "entity", path);
+        for (std::size_t i = 0; i < e.solids.size(); ++i) {
+            solid(e.solids[i], fmt::format("{}/solid[{}]", path, i));
+        }
+    }
+
+    void solid(const Solid& s, const std::string& path) {
+        ++solids_;
+        id_seen(solid_ids_, s.id, s.origin, "solid", path);
+        for (std::size_t i = 0; i < s.sides.size(); ++i) {
+            const Side& sd = s.sides[i];
+            id_seen(side_ids_, sd.id, sd.origin, "side", fmt::format("{}/side[{}]", path, i));
+            side_ids_present_.insert(sd.id);
+        }
+        solid_polygons(s, polys_, opt_.polygons);
+        for (const BrushFaceProblem& p : polys_.problems) {
+            const bool has_side =
+                p.side < s.sides.size() &&
+                (p.problem != BrushProblem::open && p.problem != BrushProblem::too_few_sides);
+            std::string msg = fmt::format("solid {} is invalid: {}", s.id, to_string(p.problem));
+            if (has_side) msg += fmt::format(" (side id {})", s.sides[p.side].id);
+            if (p.other_side < s.sides.size()) {
+                msg += fmt::format(" with side id {}", s.sides[p.other_side].id);
+            }
+            const Origin& o = has_side ? s.sides[p.side].origin : s.origin;
+            add(Diagnostic::error("vmf.invalid-solid", std::move(msg))
+                    .with_path(has_side ? fmt::format("{}/side[{}]", path, p.side) : path),
+                o);
+        }
+        for (std::size_t i = 0; i < s.sides.size(); ++i) {
+            const Side& sd = s.sides[i];
+            if (!sd.disp) continue;
+            if (polys_.valid() && polys_.face(i).size() != 4) {
+                add(Diagnostic::error(
+                        "vmf.bad-displacement",
+                        fmt::format("displacement on side id {} needs a 4-sided face, "
+                                    "the face has {} corners",
+                                    sd.id, polys_.face(i).size()))
+                        .with_path(fmt::format("{}/side[{}]/dispinfo", path, i)),
+                    sd.disp->origin);
+            }
+        }
+    }
+
+    // info_overlay / env_cubemap / func_* `sides` lists must name existing side ids.
+    void check_side_refs() {
+        for (std::size_t i = 0; i < m_.entities.size(); ++i) {
+            const Entity& e = m_.entities[i];
+            const std::string* sides = find_key(e.keys, "sides");
+            if (!sides) continue;
+            for (std::string_view t : split_ws(*sides)) {
+                auto id = parse_int(t);
+                if (id && side_ids_present_.count(*id)) continue;
+                add(Diagnostic::warning(
+                        "vmf.dangling-side",
+                        fmt::format("{} '{}' refers to side id {} which does not exist",
+                                    e.classname(), e.get("targetname"), printable(t)))
+                        .with_path(fmt::format("entity[{}]/sides", i)),
+                    e.origin);
+            }
+        }
+    }
+
+    const Map& m_;
+    Diagnostics& out_;
+    const kv::Document* tree_;
+    const ValidateOptions& opt_;
+    BrushPolygons polys_;
+    std::size_t solids_ = 0;
+    std::unordered_map<std::int64_t, Origin> solid_ids_, side_ids_, entity_ids_;
+    std::unordered_set<std::int64_t> side_ids_present_;
+};
+
+}  // namespace
+
+void validate(const Map& map, Diagnostics& out, const kv::Document* tree,
+              const ValidateOptions& opt) {
+    Validator(map, out, tree, opt).run();
+}
+
+}  // namespace lk::vmf

@@ -1,0 +1,823 @@
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+#include <span>
+
+#include "levelkit/vmf/vmf.hpp"
+#include "parse_util.hpp"
+
+namespace lk::vmf {
+
+using detail::NumberCursor;
+
+namespace {
+
+bool is(const kv::Node& n, std::string_view name) {
+    return iequals(n.key(), name);
+}
+
+RawNode to_raw(const kv::Node& n) {
+    RawNode r;
+    r.key = std::string(n.key());
+    r.value = std::string(n.value());
+    r.block = n.is_block();
+    for (kv::Node c : n) r.children.push_back(to_raw(c));
+    return r;
+}
+
+KeyValue to_kv(const kv::Node& n) {
+    return {std::string(n.key()), std::string(n.value())};
+}
+
+// Where we are in the map, built into a string only when a diagnostic needs it.
+struct Path {
+    const Path* parent = nullptr;
+    std::string_view name;
+    std::int64_t index = -1;
+
+    std::string str() const {
+        std::string out = parent ? parent->str() : std::string();
+        if (!out.empty()) out += '/';
+        out += name;
+        if (index >= 0) out += fmt::format("[{}]", index);
+        return out;
+    }
+    std::string str(std::string_view field) const {
+        std::string out = str();
+        out += '/';
+        out += field;
+        return out;
+    }
+};
+
+enum class SideKey {
+    id,
+    plane,
+    material,
+    uaxis,
+    vaxis,
+    rotation,
+    lightmapscale,
+    smoothing_groups,
+    other
+};
+
+// Dispatch on length first: one case-insensitive compare per key instead of eight.
+SideKey side_key(std::string_view k) {
+    switch (k.size()) {
+        case 2:
+            return iequals(k, "id") ? SideKey::id : SideKey::other;
+        case 5:
+            if (iequals(k, "plane")) return SideKey::plane;
+            if (iequals(k, "uaxis")) return SideKey::uaxis;
+            if (iequals(k, "vaxis")) return SideKey::vaxis;
+            return SideKey::other;
+        case 8:
+            if (iequals(k, "material")) return SideKey::material;
+            if (iequals(k, "rotation")) return SideKey::rotation;
+            return SideKey::other;
+        case 13:
+            return iequals(k, "lightmapscale") ? SideKey::lightmapscale : SideKey::other;
+        case 16:
+            return iequals(k, "smoothing_groups") ? SideKey::smoothing_groups : SideKey::other;
+        default:
+            return SideKey::other;
+    }
+}
+
+// Builds the typed model. Paths name the field: `world/solid[12]/side[3]/plane`.
+class TypedReader {
+public:
+    // `streaming`: node ids are not kept in Origins (the tree drops subtrees as it goes).
+    TypedReader(const kv::Document& tree, Diagnostics& diags, bool streaming)
+        : tree_(tree), diags_(diags), streaming_(streaming) {}
+
+    // Whole-tree mode: every top-level item of the tree.
+    Map run();
+    // Streaming mode: called as each block closes; true = consumed (drop it from the tree).
+    bool stream_block(const kv::Node& block, std::span<const kv::NodeId> ancestors);
+    Map take() { return std::move(map_); }
+
+private:
+    void top_level(const kv::Node& top);
+    Origin origin_of(const kv::Node& n) const {
+        return {streaming_ ? kv::kNone : n.id(), static_cast<std::uint32_t>(n.offset())};
+    }
+    void field_error(const kv::Node& n, std::string_view path, std::string msg) {
+        const TextPos p = tree_.locate(n.offset());
+        diags_.add(Diagnostic::error("vmf.bad-field", std::move(msg))
+                       .at_line(p.line, p.column)
+                       .at_offset(static_cast<std::int64_t>(n.offset()))
+                       .with_path(std::string(path)));
+    }
+    void bad_value(const kv::Node& n, const Path& path, std::string_view what) {
+        field_error(n, path.str(n.key()),
+                    fmt::format("{} '{}' is not {}", n.key(), printable(n.value()), what));
+    }
+    template <class Int>
+    bool read_int(const kv::Node& n, Int& out, const Path& path) {
+        if (auto v = parse_int(trim(n.value()))) {
+            out = static_cast<Int>(*v);
+            return true;
+        }
+        // Some tools write integers as floats ("16.000000").
+        if (auto d = detail::parse_number(n.value());
+            d && *d == static_cast<double>(static_cast<Int>(*d))) {
+            out = static_cast<Int>(*d);
+            return true;
+        }
+        bad_value(n, path, "an integer");
+        return false;
+    }
+    bool read_double(const kv::Node& n, double& out, const Path& path) {
+        if (auto d = detail::parse_number(n.value())) {
+            out = *d;
+            return true;
+        }
+        bad_value(n, path, "a number");
+        return false;
+    }
+
+    Editor read_editor(const kv::Node& n) {
+        Editor e;
+        e.present = true;
+        for (kv::Node c : n) {
+            if (c.is_block()) {
+                e.extra_blocks.push_back(to_raw(c));
+                continue;
+            }
+            const std::string_view k = c.key(), v = c.value();
+            bool ok = false;
+            auto flag = [&](std::optional<bool>& dst) {
+                if (dst) return false;
+                auto i = parse_int(trim(v));
+                if (!i || (*i != 0 && *i != 1)) return false;
+                dst = *i != 0;
+                return true;
+            };
+            switch (k.size()) {
+                case 5:
+                    if (iequals(k, "color") && !e.color) {
+                        // "r g b" as three integers.
+                        detail::NumberCursor nc(v);
+                        double rgb[3];
+                        ok = nc.number(rgb[0]) && nc.number(rgb[1]) && nc.number(rgb[2]) &&
+                             nc.at_end();
+                        for (double x : rgb)
+                            ok = ok && x == static_cast<double>(static_cast<int>(x));
+                        if (ok)
+                            e.color = std::array<int, 3>{static_cast<int>(rgb[0]),
+                                                         static_cast<int>(rgb[1]),
+                                                         static_cast<int>(rgb[2])};
+                    }
+                    break;
+                case 7:
+                    if (iequals(k, "groupid") && !e.group_id) {
+                        if (auto i = parse_int(trim(v))) {
+                            e.group_id = *i;
+                            ok = true;
+                        }
+                    }
+                    break;
+                case 8:
+                    if (iequals(k, "comments") && !e.comments) {
+                        e.comments = std::string(v);
+                        ok = true;
+                    }
+                    break;
+                case 10:
+                    if (iequals(k, "visgroupid")) {
+                        if (auto i = parse_int(trim(v))) {
+                            e.visgroup_ids.push_back(*i);
+                            ok = true;
+                        }
+                    } else if (iequals(k, "logicalpos") && !e.logical_pos) {
+                        double x = 0, y = 0;
+                        if (detail::parse_vec2_bracket(v, x, y)) {
+                            e.logical_pos = std::array<double, 2>{x, y};
+                            ok = true;
+                        }
+                    }
+                    break;
+                case 11:
+                    if (iequals(k, "cordonsolid")) ok = flag(e.cordon_solid);
+                    break;
+                case 13:
+                    if (iequals(k, "visgroupshown")) ok = flag(e.visgroup_shown);
+                    break;
+                case 17:
+                    if (iequals(k, "visgroupautoshown")) ok = flag(e.visgroup_autoshown);
+                    break;
+                default:
+                    break;
+            }
+            if (!ok) e.extra_keys.push_back(to_kv(c));
+        }
+        return e;
+    }
+    bool read_uvaxis(const kv::Node& n, UVAxis& a, const Path& path);
+    void read_disp(const kv::Node& n, Side& side, const Path& path);
+    bool read_rows(const kv::Node& n, int rows, int per_row, std::vector<double>& out,
+                   const Path& path);
+    Side read_side(const kv::Node& n, const Path& path);
+    Solid read_solid(const kv::Node& n, const Path& path, bool hidden);
+    Entity read_entity(const kv::Node& n, const Path& path, bool hidden);
+    Visgroup read_visgroup(const kv::Node& n);
+    void read_cordon_box(const kv::Node& n, Cordon& c);
+
+    const kv::Document& tree_;
+    Diagnostics& diags_;
+    bool streaming_;
+    Map map_;
+    std::vector<Solid> pending_solids_;  // streaming: solids of the entity still open
+    bool consumed_hidden_solid_ = false;
+};
+
+bool TypedReader::read_uvaxis(const kv::Node& n, UVAxis& a, const Path& path) {
+    NumberCursor c(n.value());
+    UVAxis out;
+    if (c.expect('[') && c.vec3(out.axis) && c.number(out.shift) && c.expect(']') &&
+        c.number(out.scale) && c.at_end()) {
+        a = out;
+        return true;
+    }
+    bad_value(n, path, "an axis \"[x y z shift] scale\"");
+    return false;
+}
+
+bool TypedReader::read_rows(const kv::Node& n, int rows, int per_row, std::vector<double>& out,
+                            const Path& path) {
+    // An empty block (decompilers write `triangle_tags { }`) is kept as present and empty.
+    if (n.child_count() == 0) {
+        out.clear();
+        return true;
+    }
+    out.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(per_row), 0.0);
+    std::vector<char> seen(static_cast<std::size_t>(rows), 0);
+    const Path here{&path, n.key()};
+    for (kv::Node r : n) {
+        const std::string_view k = r.key();
+        std::optional<std::int64_t> idx;
+        if (r.is_value() && istarts_with(k, "row")) idx = parse_int(k.substr(3));
+        if (!idx || *idx < 0 || *idx >= rows || seen[static_cast<std::size_t>(*idx)]) {
+            field_error(r, here.str(),
+                        fmt::format("unexpected '{}' (a {}-row block has row0..row{})",
+                                    printable(k), rows, rows - 1));
+            return false;
+        }
+        seen[static_cast<std::size_t>(*idx)] = 1;
+        NumberCursor c(r.value());
+        double* dst =
+            out.data() + static_cast<std::size_t>(*idx) * static_cast<std::size_t>(per_row);
+        for (int i = 0; i < per_row; ++i) {
+            if (!c.number(dst[i])) {
+                field_error(r, here.str(k),
+                            fmt::format("{} has fewer than {} numbers", k, per_row));
+                return false;
+            }
+        }
+        if (!c.at_end()) {
+            field_error(r, here.str(k), fmt::format("{} has more than {} numbers", k, per_row));
+            return false;
+        }
+    }
+    for (int i = 0; i < rows; ++i) {
+        if (!seen[static_cast<std::size_t>(i)]) {
+            field_error(n, here.str(), fmt::format("row{} is missing", i));
+            return false;
+        }
+    }
+    return true;
+}
+
+void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path) {
+    DispInfo d;
+    d.origin = origin_of(n);
+    const Path path{&side_path, "dispinfo"};
+    // Scalars first: the grid size depends on power.
+    for (kv::Node c : n) {
+        if (c.is_block()) continue;
+        bool ok = true;
+        if (is(c, "power")) {
+            ok = read_int(c, d.power, path) && d.power >= 0 && d.power <= 4;
+            if (ok)
+                d.present |= DispInfo::kPower;
+            else if (d.power < 0 || d.power > 4)
+                bad_value(c, path, "a power in 0..4");
+        } else if (is(c, "startposition")) {
+            ok = detail::parse_vec3(c.value(), d.start_position);
+            if (ok)
+                d.present |= DispInfo::kStartPosition;
+            else
+                bad_value(c, path, "a point \"[x y z]\"");
+        } else if (is(c, "flags")) {
+            if ((ok = read_int(c, d.flags, path))) d.present |= DispInfo::kFlags;
+        } else if (is(c, "elevation")) {
+            if ((ok = read_double(c, d.elevation, path))) d.present |= DispInfo::kElevation;
+        } else if (is(c, "subdiv")) {
+            if ((ok = read_int(c, d.subdiv, path))) d.present |= DispInfo::kSubdiv;
+        } else {
+            ok = false;
+        }
+        if (!ok) d.extra_keys.push_back(to_kv(c));
+    }
+    const int size = d.grid_size();
+    const int tri_rows = 1 << d.power;
+    std::vector<double> tmp;
+    auto vec3s = [&](std::vector<Vec3>& dst) {
+        dst.resize(tmp.size() / 3);
+        for (std::size_t i = 0; i < dst.size(); ++i)
+            dst[i] = {tmp[3 * i], tmp[3 * i + 1], tmp[3 * i + 2]};
+    };
+    auto vec4s = [&](std::vector<std::array<double, 4>>& dst) {
+        dst.resize(tmp.size() / 4);
+        for (std::size_t i = 0; i < dst.size(); ++i) {
+            dst[i] = {tmp[4 * i], tmp[4 * i + 1], tmp[4 * i + 2], tmp[4 * i + 3]};
+        }
+    };
+    for (kv::Node c : n) {
+        if (!c.is_block()) continue;
+        bool ok = d.has(DispInfo::kPower);
+        const std::string_view k = c.key();
+        if (!ok) {
+            // Without a power the row blocks cannot be sized; keep them as they are.
+        } else if (iequals(k, "normals")) {
+            if ((ok = read_rows(c, size, 3 * size, tmp, path)))
+                vec3s(d.normals), d.present |= DispInfo::kNormals;
+        } else if (iequals(k, "distances")) {
+            if ((ok = read_rows(c, size, size, d.distances, path)))
+                d.present |= DispInfo::kDistances;
+        } else if (iequals(k, "offsets")) {
+            if ((ok = read_rows(c, size, 3 * size, tmp, path)))
+                vec3s(d.offsets), d.present |= DispInfo::kOffsets;
+        } else if (iequals(k, "offset_normals")) {
+            if ((ok = read_rows(c, size, 3 * size, tmp, path))) {
+                vec3s(d.offset_normals);
+                d.present |= DispInfo::kOffsetNormals;
+            }
+        } else if (iequals(k, "alphas")) {
+            if ((ok = read_rows(c, size, size, d.alphas, path))) d.present |= DispInfo::kAlphas;
+        } else if (iequals(k, "triangle_tags")) {
+            if ((ok = read_rows(c, tri_rows, 2 * tri_rows, tmp, path))) {
+                d.triangle_tags.assign(tmp.begin(), tmp.end());
+                d.present |= DispInfo::kTriangleTags;
+            }
+        } else if (iequals(k, "allowed_verts")) {
+            // One key ("10", or "5" with int64s in Strata) holding space-separated integers.
+            ok = c.child_count() == 1 && c.first_child().is_value();
+            if (ok) {
+                kv::Node v = c.first_child();
+                d.allowed_verts_key = std::string(v.key());
+                for (std::string_view t : split_ws(v.value())) {
+                    auto i = parse_int(t);
+                    if (!i) {
+                        ok = false;
+                        break;
+                    }
+                    d.allowed_verts.push_back(*i);
+                }
+            }
+            if (ok) {
+                d.present |= DispInfo::kAllowedVerts;
+            } else {
+                d.allowed_verts.clear();
+                field_error(c, path.str("allowed_verts"),
+                            "allowed_verts must hold one row of integers");
+            }
+        } else if (iequals(k, "multiblend")) {
+            if ((ok = read_rows(c, size, 4 * size, tmp, path)))
+                vec4s(d.multiblend), d.present |= DispInfo::kMultiblend;
+        } else if (iequals(k, "alphablend")) {
+            if ((ok = read_rows(c, size, 4 * size, tmp, path)))
+                vec4s(d.alphablend), d.present |= DispInfo::kAlphablend;
+        } else if (istarts_with(k, "multiblend_color_") && k.size() == 18 && k[17] >= '0' &&
+                   k[17] <= '3') {
+            const int i = k[17] - '0';
+            if ((ok = read_rows(c, size, 3 * size, tmp, path))) {
+                vec3s(d.multiblend_color[static_cast<std::size_t>(i)]);
+                d.present |= DispInfo::kMultiblendColor0 << i;
+            }
+        } else {
+            ok = false;
+        }
+        if (!ok) d.extra_blocks.push_back(to_raw(c));
+    }
+    if (!d.has(DispInfo::kPower)) {
+        field_error(n, path.str(), "dispinfo has no valid power; its rows are kept but not typed");
+    }
+    side.disp = std::move(d);
+}
+
+Side TypedReader::read_side(const kv::Node& n, const Path& path) {
+    Side s;
+    s.origin = origin_of(n);
+    for (kv::Node c : n) {
+        const std::string_view k = c.key();
+        bool ok = true;
+        if (c.is_block()) {
+            if (iequals(k, "dispinfo") && !s.disp) {
+                read_disp(c, s, path);
+            } else if (iequals(k, "vertices_plus")) {
+                for (kv::Node v : c) {
+                    Vec3 p;
+                    if (!v.is_value() || !iequals(v.key(), "v") ||
+                        !detail::parse_vec3(v.value(), p)) {
+                        ok = false;
+                        s.vertices_plus.clear();
+                        field_error(v, path.str("vertices_plus"), "expected \"v\" \"x y z\" lines");
+                        break;
+                    }
+                    s.vertices_plus.push_back(p);
+                }
+                if (ok) s.present |= Side::kVerticesPlus;
+            } else if (iequals(k, "point_data")) {
+                // "numpts" N then N "point" "index x y z" lines.
+                std::int64_t numpts = -1;
+                for (kv::Node v : c) {
+                    if (v.is_value() && iequals(v.key(), "numpts") && numpts < 0) {
+                        numpts = parse_int(v.value()).value_or(-2);
+                        continue;
+                    }
+                    NumberCursor nc(v.value());
+                    double idx = 0;
+                    Vec3 p;
+                    if (!v.is_value() || !iequals(v.key(), "point") || !nc.number(idx) ||
+                        idx != static_cast<double>(s.point_data.size()) || !nc.vec3(p) ||
+                        !nc.at_end()) {
+                        ok = false;
+                        break;
+                    }
+                    s.point_data.push_back(p);
+                }
+                if (ok && numpts != static_cast<std::int64_t>(s.point_data.size())) ok = false;
+                if (ok) {
+                    s.present |= Side::kPointData;
+                } else {
+                    s.point_data.clear();
+                    field_error(c, path.str("point_data"),
+                                "expected \"numpts\" N followed by N \"point\" \"i x y z\" lines");
+                }
+            } else {
+                ok = false;
+            }
+            if (!ok) s.extra_blocks.push_back(to_raw(c));
+            continue;
+        }
+        const std::uint32_t before = s.present;
+        switch (side_key(k)) {
+            case SideKey::id:
+                if (!s.has(Side::kId) && read_int(c, s.id, path)) s.present |= Side::kId;
+                break;
+            case SideKey::plane:
+                if (s.has(Side::kPlane)) break;
+                if (detail::parse_plane_points(c.value(), s.plane_points)) {
+                    s.present |= Side::kPlane;
+                } else {
+                    bad_value(c, path, "three points \"(x y z) (x y z) (x y z)\"");
+                }
+                break;
+            case SideKey::material:
+                if (s.has(Side::kMaterial)) break;
+                s.material = std::string(c.value());
+                s.present |= Side::kMaterial;
+                break;
+            case SideKey::uaxis:
+                if (!s.has(Side::kUAxis) && read_uvaxis(c, s.uaxis, path))
+                    s.present |= Side::kUAxis;
+                break;
+            case SideKey::vaxis:
+                if (!s.has(Side::kVAxis) && read_uvaxis(c, s.vaxis, path))
+                    s.present |= Side::kVAxis;
+                break;
+            case SideKey::rotation:
+                if (!s.has(Side::kRotation) && read_double(c, s.rotation, path)) {
+                    s.present |= Side::kRotation;
+                }
+                break;
+            case SideKey::lightmapscale:
+                if (!s.has(Side::kLightmapScale) && read_double(c, s.lightmapscale, path)) {
+                    s.present |= Side::kLightmapScale;
+                }
+                break;
+            case SideKey::smoothing_groups: {
+                std::int64_t g = 0;
+                if (!s.has(Side::kSmoothingGroups) && read_int(c, g, path) && g >= INT32_MIN &&
+                    g <= UINT32_MAX) {
+                    s.smoothing_groups = static_cast<std::uint32_t>(g);
+                    s.present |= Side::kSmoothingGroups;
+                }
+                break;
+            }
+            case SideKey::other:
+                break;
+        }
+        if (s.present == before) s.extra_keys.push_back(to_kv(c));
+    }
+    return s;
+}
+
+Solid TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden) {
+    Solid s;
+    s.origin = origin_of(n);
+    s.hidden = hidden;
+    bool have_id = false;
+    std::size_t side_index = 0;
+    s.sides.reserve(n.child_count());
+    for (kv::Node c : n) {
+        if (c.is_block()) {
+            if (is(c, "side")) {
+                s.sides.push_back(
+                    read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)}));
+            } else if (is(c, "editor") && !s.editor.present) {
+                s.editor = read_editor(c);
+            } else {
+                s.extra_blocks.push_back(to_raw(c));
+            }
+        } else if (is(c, "id") && !have_id && read_int(c, s.id, path)) {
+            have_id = true;
+        } else {
+            s.extra_keys.push_back(to_kv(c));
+        }
+    }
+    return s;
+}
+
+Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden) {
+    Entity e;
+    e.origin = origin_of(n);
+    e.hidden = hidden;
+    e.solids = std::move(pending_solids_);  // streaming: read as they closed
+    pending_solids_.clear();
+    std::size_t solid_index = e.solids.size();
+    {
+        std::size_t values = 0;
+        for (kv::Node c : n) values += c.is_value();
+        e.keys.reserve(values);
+    }
+    for (kv::Node c : n) {
+        if (!c.is_block()) {
+            e.keys.push_back(to_kv(c));
+            continue;
+        }
+        if (is(c, "solid")) {
+            e.solids.push_back(read_solid(
+                c, Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, false));
+        } else if (is(c, "hidden") && c.child_count() == 1 && is(c.first_child(), "solid") &&
+                   c.first_child().is_block()) {
+            e.solids.push_back(
+                read_solid(c.first_child(),
+                           Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, true));
+        } else if (is(c, "connections") && !e.has_connections) {
+            e.has_connections = true;
+            for (kv::Node o : c) {
+                if (o.is_block()) {
+                    e.extra_blocks.push_back(to_raw(o));
+                    continue;
+                }
+                if (auto conn = parse_connection(o.key(), o.value())) {
+                    conn->origin = origin_of(o);
+                    e.connections.push_back(std::move(*conn));
+                } else {
+                    Connection raw;
+                    raw.output = std::string(o.key());
+                    raw.parsed = false;
+                    raw.raw = std::string(o.value());
+                    raw.origin = origin_of(o);
+                    e.connections.push_back(std::move(raw));
+                    const TextPos p = tree_.locate(o.offset());
+                    diags_.add(
+                        Diagnostic::warning("vmf.bad-connection",
+                                            fmt::format("output '{}' value '{}' does not have "
+                                                        "5 fields; kept as written",
+                                                        printable(o.key()), printable(o.value())))
+                            .at_line(p.line, p.column)
+                            .with_path(path.str("connections")));
+                }
+            }
+        } else if (is(c, "editor") && !e.editor.present) {
+            e.editor = read_editor(c);
+        } else if (is(c, "group")) {
+            Group g;
+            for (kv::Node k : c) {
+                if (k.is_block() && is(k, "editor") && !g.editor.present) {
+                    g.editor = read_editor(k);
+                } else if (k.is_block()) {
+                    g.extra_blocks.push_back(to_raw(k));
+                } else if (!(is(k, "id") && g.id == 0 && read_int(k, g.id, Path{&path, "group"}))) {
+                    g.extra_keys.push_back(to_kv(k));
+                }
+            }
+            e.groups.push_back(std::move(g));
+        } else {
+            e.extra_blocks.push_back(to_raw(c));
+        }
+    }
+    return e;
+}
+
+Visgroup TypedReader::read_visgroup(const kv::Node& n) {
+    Visgroup v;
+    bool have_id = false;
+    for (kv::Node c : n) {
+        if (c.is_block() && is(c, "visgroup")) {
+            v.children.push_back(read_visgroup(c));
+        } else if (!c.is_block() && is(c, "name") && v.name.empty()) {
+            v.name = std::string(c.value());
+        } else if (!c.is_block() && is(c, "visgroupid") && !have_id &&
+                   read_int(c, v.id, Path{nullptr, "visgroups"})) {
+            have_id = true;
+        } else if (!c.is_block() && is(c, "color") && v.color.empty()) {
+            v.color = std::string(c.value());
+        } else if (!c.is_block()) {
+            v.extra_keys.push_back(to_kv(c));
+        } else {
+            v.extra_blocks.push_back(to_raw(c));
+        }
+    }
+    return v;
+}
+
+void TypedReader::read_cordon_box(const kv::Node& n, Cordon& c) {
+    Aabb b;
+    Vec3 mins, maxs;
+    const bool ok =
+        detail::parse_vec3(n.get("mins"), mins) && detail::parse_vec3(n.get("maxs"), maxs);
+    if (!ok) field_error(n, "cordon", "cordon box needs \"mins\" and \"maxs\" as \"(x y z)\"");
+    b.mins = mins;
+    b.maxs = maxs;
+    c.boxes.push_back(b);
+}
+
+void TypedReader::top_level(const kv::Node& top) {
+    Map& m = map_;
+    {
+        if (!top.is_block()) {
+            m.extra_blocks.push_back(to_raw(top));
+            return;
+        }
+        if (is(top, "versioninfo") && !m.has_versioninfo) {
+            m.has_versioninfo = true;
+            for (kv::Node c : top) {
+                if (c.is_block()) {
+                    m.extra_blocks.push_back(to_raw(top));
+                    m.versioninfo.clear();
+                    m.has_versioninfo = false;
+                    break;
+                }
+                m.versioninfo.push_back(to_kv(c));
+            }
+        } else if (is(top, "visgroups") && !m.has_visgroups) {
+            m.has_visgroups = true;
+            for (kv::Node c : top) {
+                if (c.is_block() && is(c, "visgroup")) m.visgroups.push_back(read_visgroup(c));
+            }
+        } else if (is(top, "viewsettings") && !m.viewsettings) {
+            m.viewsettings = to_raw(top);
+        } else if (is(top, "world") && !m.has_world) {
+            m.has_world = true;
+            m.world = read_entity(top, Path{nullptr, "world"}, false);
+        } else if (is(top, "entity")) {
+            m.entities.push_back(read_entity(
+                top, Path{nullptr, "entity", static_cast<std::int64_t>(m.entities.size())}, false));
+        } else if (is(top, "hidden") && top.child_count() == 1 && is(top.first_child(), "entity") &&
+                   top.first_child().is_block()) {
+            m.entities.push_back(read_entity(
+                top.first_child(),
+                Path{nullptr, "entity", static_cast<std::int64_t>(m.entities.size())}, true));
+        } else if (is(top, "cameras") && !m.has_cameras) {
+            m.has_cameras = true;
+            for (kv::Node c : top) {
+                if (!c.is_block() && is(c, "activecamera")) {
+                    m.active_camera = static_cast<int>(parse_int(c.value()).value_or(-1));
+                } else if (c.is_block() && is(c, "camera")) {
+                    Camera cam;
+                    if (!detail::parse_vec3(c.get("position"), cam.position) ||
+                        !detail::parse_vec3(c.get("look"), cam.look)) {
+                        field_error(c, "cameras/camera",
+                                    "camera needs \"position\" and \"look\" as \"[x y z]\"");
+                    }
+                    m.cameras.push_back(cam);
+                }
+            }
+        } else if (is(top, "cordon") && m.cordon_style == Map::CordonStyle::none) {
+            m.cordon_style = Map::CordonStyle::single;
+            Cordon c;
+            c.active = parse_int(top.get("active")).value_or(0) != 0;
+            if (top.find("mins")) read_cordon_box(top, c);
+            for (kv::Node b : top) {
+                if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
+                if (!b.is_block() && !is(b, "active") && !is(b, "mins") && !is(b, "maxs")) {
+                    c.extra_keys.push_back(to_kv(b));
+                }
+            }
+            m.cordons.push_back(std::move(c));
+        } else if (is(top, "cordons") && m.cordon_style == Map::CordonStyle::none) {
+            m.cordon_style = Map::CordonStyle::multiple;
+            m.cordons_active = parse_int(top.get("active")).value_or(0) != 0;
+            for (kv::Node cn : top) {
+                if (!cn.is_block() || !is(cn, "cordon")) continue;
+                Cordon c;
+                c.name = std::string(cn.get("name"));
+                c.active = parse_int(cn.get("active")).value_or(0) != 0;
+                for (kv::Node b : cn) {
+                    if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
+                    if (!b.is_block() && !is(b, "active") && !is(b, "name")) {
+                        c.extra_keys.push_back(to_kv(b));
+                    }
+                }
+                m.cordons.push_back(std::move(c));
+            }
+        } else {
+            m.extra_blocks.push_back(to_raw(top));
+        }
+    }
+}
+
+Map TypedReader::run() {
+    for (kv::Node top : tree_.root()) top_level(top);
+    return std::move(map_);
+}
+
+bool TypedReader::stream_block(const kv::Node& block, std::span<const kv::NodeId> ancestors) {
+    const std::size_t depth = ancestors.size() - 1;  // ancestors[0] is the root
+    if (depth == 0) {
+        top_level(block);
+        pending_solids_.clear();
+        consumed_hidden_solid_ = false;
+        return true;
+    }
+    if (!block.is_block()) return false;
+    auto key_at = [&](std::size_t i) { return tree_.node(ancestors[i]).key(); };
+    auto owner = [&](std::size_t i) {
+        return iequals(key_at(i), "world") || iequals(key_at(i), "entity");
+    };
+    const std::size_t top = ancestors.size() - 1;  // index of the parent
+    if (is(block, "solid")) {
+        // solid directly in world/entity, or wrapped in `hidden { }` inside one.
+        const bool direct = owner(top);
+        const bool wrapped = top >= 2 && iequals(key_at(top), "hidden") && owner(top - 1);
+        if (!direct && !wrapped) return false;
+        const std::size_t owner_index = direct ? top : top - 1;
+        const bool is_world = iequals(key_at(owner_index), "world");
+        const Path entity_path =
+            is_world ? Path{nullptr, "world"}
+                     : Path{nullptr, "entity", static_cast<std::int64_t>(map_.entities.size())};
+        pending_solids_.push_back(read_solid(
+            block, Path{&entity_path, "solid", static_cast<std::int64_t>(pending_solids_.size())},
+            wrapped));
+        consumed_hidden_solid_ |= wrapped;
+        return true;
+    }
+    // The `hidden` wrapper whose solid was consumed above is now empty.
+    if (is(block, "hidden") && consumed_hidden_solid_ && block.child_count() == 0) {
+        consumed_hidden_solid_ = false;
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+const std::string* find_key(const std::vector<KeyValue>& keys, std::string_view key) {
+    for (const KeyValue& kv : keys) {
+        if (iequals(kv.key, key)) return &kv.value;
+    }
+    return nullptr;
+}
+
+Map map_from_tree(const kv::Document& tree, Diagnostics& diags) {
+    return TypedReader(tree, diags, false).run();
+}
+
+Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt) {
+    // The reader refers to the tree being built; the tree is only ever touched through the
+    // callback, while the parser holds it at a fixed address.
+    std::optional<TypedReader> reader;
+    auto tree = kv::Document::parse(
+        std::move(source), opt.kv, &diags,
+        [&](const kv::Document& doc, kv::Node block, std::span<const kv::NodeId> ancestors) {
+            if (!reader) reader.emplace(doc, diags, true);
+            return reader->stream_block(block, ancestors);
+        });
+    if (!tree) return std::move(tree).error();
+    if (!reader) reader.emplace(tree.value(), diags, true);
+    // Top-level key/values (no block closes for them) are all that can be left.
+    for (kv::Node top : tree->root()) reader->stream_block(top, std::array<kv::NodeId, 1>{0});
+    return reader->take();
+}
+
+Result<Document> Document::read(Blob source, const ReadOptions& opt) {
+    Document doc;
+    auto tree = kv::Document::parse(std::move(source), opt.kv, &doc.diags_);
+    if (!tree) return std::move(tree).error();
+    doc.tree_ = std::move(tree).value();
+    doc.map_ = map_from_tree(doc.tree_, doc.diags_);
+    return doc;
+}
+
+Result<Document> Document::read(std::string_view text, const ReadOptions& opt) {
+    return read(Blob::copy_of(text), opt);
+}
+
+}  // namespace lk::vmf

@@ -1,0 +1,125 @@
+// Corpus checks for VMF: byte-identical round trip, typed model preserved by the normalised
+// rewrite, and computed brush polygons against Hammer++'s stored exact vertices.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "levelkit/core/file.hpp"
+#include "levelkit/vmf/geometry.hpp"
+#include "levelkit/vmf/vmf.hpp"
+#include "support/corpus.hpp"
+
+using namespace lk;
+
+namespace {
+
+std::vector<std::filesystem::path> all_vmfs() {
+    auto files = test::corpus_files("vmf", {".vmf"});
+    auto more = test::corpus_files("bsp/vmf", {".vmf"});
+    files.insert(files.end(), more.begin(), more.end());
+    return files;
+}
+
+// Largest distance from a point of `a` to its nearest point in `b`.
+double one_way(std::span<const Vec3> a, std::span<const Vec3> b) {
+    double worst = 0;
+    for (const Vec3& p : a) {
+        double best = INFINITY;
+        for (const Vec3& q : b) best = std::min(best, distance(p, q));
+        worst = std::max(worst, best);
+    }
+    return worst;
+}
+
+}  // namespace
+
+TEST(VmfCorpus, RoundTripAndTypedModelSurviveRewrite) {
+    LK_REQUIRE_CORPUS();
+    const auto files = all_vmfs();
+    ASSERT_FALSE(files.empty());
+    std::size_t identical = 0, typed_equal = 0;
+    for (const auto& f : files) {
+        auto blob = Blob::map_file(f);
+        ASSERT_TRUE(blob);
+        auto doc = vmf::Document::read(blob.value());
+        ASSERT_TRUE(doc) << doc.error().to_string();
+        if (doc->write() == blob->text()) {
+            ++identical;
+        } else {
+            ADD_FAILURE() << f << ": round trip differs";
+        }
+        // The typed model re-read from its own normalised rewrite equals the first.
+        auto again = vmf::Document::read(vmf::write(doc->map()));
+        ASSERT_TRUE(again) << f;
+        if (again->map() == doc->map()) {
+            ++typed_equal;
+        } else {
+            ADD_FAILURE() << f << ": typed model changed by the normalised rewrite";
+        }
+    }
+    std::printf("VMF corpus: %zu files, %zu byte-identical, %zu typed-equal after rewrite\n",
+                files.size(), identical, typed_equal);
+}
+
+TEST(VmfCorpus, ComputedPolygonsMatchHammerPlusPlusVertices) {
+    LK_REQUIRE_CORPUS();
+    std::size_t sides = 0, within = 0, count_mismatch = 0;
+    double worst = 0;
+    std::string worst_where;
+    BrushPolygons polys;
+    for (const auto& f : all_vmfs()) {
+        auto doc = vmf::Document::read(Blob::map_file(f).value());
+        ASSERT_TRUE(doc);
+        auto check_entity = [&](const vmf::Entity& e) {
+            for (const vmf::Solid& s : e.solids) {
+                vmf::solid_polygons(s, polys);
+                if (!polys.valid()) continue;
+                for (std::size_t i = 0; i < s.sides.size(); ++i) {
+                    const auto& stored = s.sides[i].vertices_plus;
+                    if (stored.empty()) continue;
+                    ++sides;
+                    auto face = polys.face(i);
+                    const double d = std::max(one_way(stored, face), one_way(face, stored));
+                    if (face.size() != stored.size()) ++count_mismatch;
+                    if (d <= 0.05 && face.size() == stored.size()) {
+                        ++within;
+                    } else if (d > worst) {
+                        worst = d;
+                        worst_where =
+                            f.filename().string() + " side " + std::to_string(s.sides[i].id);
+                    }
+                }
+            }
+        };
+        check_entity(doc->map().world);
+        for (const auto& e : doc->map().entities) check_entity(e);
+    }
+    ASSERT_GT(sides, 0u);
+    const double ratio = static_cast<double>(within) / static_cast<double>(sides);
+    std::printf(
+        "vertices_plus: %zu sides, %zu within 0.05 (%.4f%%), %zu with a different "
+        "vertex count, largest deviation %.4f (%s)\n",
+        sides, within, 100 * ratio, count_mismatch, worst, worst_where.c_str());
+    EXPECT_GE(ratio, 0.999);
+}
+
+TEST(VmfCorpus, StreamingReaderEqualsTreeReader) {
+    LK_REQUIRE_CORPUS();
+    std::size_t equal = 0, files = 0;
+    for (const auto& f : all_vmfs()) {
+        auto blob = Blob::map_file(f).value();
+        auto doc = vmf::Document::read(blob);
+        ASSERT_TRUE(doc);
+        Diagnostics d;
+        auto map = vmf::read_map(blob, d);
+        ASSERT_TRUE(map) << f;
+        ++files;
+        if (map.value() == doc->map()) {
+            ++equal;
+        } else {
+            ADD_FAILURE() << f << ": streaming and tree readers disagree";
+        }
+        EXPECT_EQ(d.size(), doc->diagnostics().size()) << f;
+    }
+    std::printf("streaming typed reader: %zu/%zu files equal to the tree reader\n", equal, files);
+}

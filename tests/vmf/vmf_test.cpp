@@ -1,0 +1,402 @@
+// The typed VMF model, from small hand-written maps.
+#include <gtest/gtest.h>
+
+#include "levelkit/vmf/geometry.hpp"
+#include "levelkit/vmf/vmf.hpp"
+
+using namespace lk;
+
+namespace {
+
+// A 128x128x64 box as Hammer 4 writes it, with one displacement on top.
+// Hammer (L4D and later) separates output fields with ESC; "<ESC>" stands for it below.
+std::string with_esc(std::string s) {
+    for (std::size_t at; (at = s.find("<ESC>")) != std::string::npos;) s.replace(at, 5, 1, '\x1b');
+    return s;
+}
+
+const std::string kBoxMap = with_esc(R"vmf(versioninfo
+{
+	"editorversion" "400"
+	"editorbuild" "8864"
+	"mapversion" "3"
+	"formatversion" "100"
+	"prefab" "0"
+}
+visgroups
+{
+	visgroup
+	{
+		"name" "walls"
+		"visgroupid" "7"
+		"color" "255 0 0"
+		visgroup
+		{
+			"name" "inner"
+			"visgroupid" "8"
+			"color" "0 255 0"
+		}
+	}
+}
+viewsettings
+{
+	"bSnapToGrid" "1"
+	"nGridSpacing" "16"
+}
+world
+{
+	"id" "1"
+	"mapversion" "3"
+	"classname" "worldspawn"
+	"skyname" "sky_day01_01"
+	solid
+	{
+		"id" "2"
+		side
+		{
+			"id" "1"
+			"plane" "(-64 64 64) (64 64 64) (64 -64 64)"
+			"material" "NATURE/BLENDGROUNDTOGRASS001"
+			"uaxis" "[1 0 0 0] 0.25"
+			"vaxis" "[0 -1 0 0] 0.25"
+			"rotation" "0"
+			"lightmapscale" "16"
+			"smoothing_groups" "0"
+			dispinfo
+			{
+				"power" "2"
+				"startposition" "[-64 -64 64]"
+				"flags" "0"
+				"elevation" "0"
+				"subdiv" "0"
+				normals
+				{
+					"row0" "0 0 1 0 0 1 0 0 1 0 0 1 0 0 1"
+					"row1" "0 0 1 0 0 1 0 0 1 0 0 1 0 0 1"
+					"row2" "0 0 1 0 0 1 0 0 1 0 0 1 0 0 1"
+					"row3" "0 0 1 0 0 1 0 0 1 0 0 1 0 0 1"
+					"row4" "0 0 1 0 0 1 0 0 1 0 0 1 0 0 1"
+				}
+				distances
+				{
+					"row0" "0 0 0 0 0"
+					"row1" "0 0 0 0 0"
+					"row2" "0 0 16 0 0"
+					"row3" "0 0 0 0 0"
+					"row4" "0 0 0 0 0"
+				}
+				alphas
+				{
+					"row0" "0 0 0 0 255"
+					"row1" "0 0 0 0 0"
+					"row2" "0 0 0 0 0"
+					"row3" "0 0 0 0 0"
+					"row4" "0 0 0 0 0"
+				}
+				triangle_tags
+				{
+					"row0" "9 9 9 9 9 9 9 9"
+					"row1" "9 9 9 9 9 9 9 9"
+					"row2" "9 9 9 9 9 9 9 9"
+					"row3" "9 9 9 9 9 9 9 9"
+				}
+				allowed_verts
+				{
+					"10" "-1 -1 -1 -1 -1 -1 -1 -1 -1 -1"
+				}
+			}
+		}
+		side
+		{
+			"id" "2"
+			"plane" "(-64 -64 0) (64 -64 0) (64 64 0)"
+			"material" "TOOLS/TOOLSNODRAW"
+			"uaxis" "[1 0 0 0] 0.25"
+			"vaxis" "[0 -1 0 0] 0.25"
+			"rotation" "0"
+			"lightmapscale" "16"
+			"smoothing_groups" "0"
+		}
+		side
+		{
+			"id" "3"
+			"plane" "(-64 64 64) (-64 -64 64) (-64 -64 0)"
+			"material" "TOOLS/TOOLSNODRAW"
+			"uaxis" "[0 1 0 0] 0.25"
+			"vaxis" "[0 0 -1 0] 0.25"
+			"rotation" "0"
+			"lightmapscale" "16"
+			"smoothing_groups" "0"
+		}
+		side
+		{
+			"id" "4"
+			"plane" "(64 64 0) (64 -64 0) (64 -64 64)"
+			"material" "TOOLS/TOOLSNODRAW"
+			"uaxis" "[0 1 0 0] 0.25"
+			"vaxis" "[0 0 -1 0] 0.25"
+			"rotation" "0"
+			"lightmapscale" "16"
+			"smoothing_groups" "0"
+		}
+		side
+		{
+			"id" "5"
+			"plane" "(64 64 64) (-64 64 64) (-64 64 0)"
+			"material" "TOOLS/TOOLSNODRAW"
+			"uaxis" "[1 0 0 0] 0.25"
+			"vaxis" "[0 0 -1 0] 0.25"
+			"rotation" "0"
+			"lightmapscale" "16"
+			"smoothing_groups" "0"
+		}
+		side
+		{
+			"id" "6"
+			"plane" "(64 -64 0) (-64 -64 0) (-64 -64 64)"
+			"material" "TOOLS/TOOLSNODRAW"
+			"uaxis" "[1 0 0 0] 0.25"
+			"vaxis" "[0 0 -1 0] 0.25"
+			"rotation" "0"
+			"lightmapscale" "16"
+			"smoothing_groups" "0"
+		}
+		editor
+		{
+			"color" "0 180 0"
+			"visgroupid" "7"
+			"visgroupid" "8"
+			"visgroupshown" "1"
+			"visgroupautoshown" "1"
+		}
+	}
+}
+entity
+{
+	"id" "20"
+	"classname" "logic_relay"
+	"targetname" "relay"
+	connections
+	{
+		"OnTrigger" "door,Open,,0,-1"
+		"OnTrigger" "door<ESC>SetAnimationspeed<ESC>1.5<ESC>0.25<ESC>1"
+		"OnTrigger" "cmd,Command,say a,b,c,2,-1"
+		"OnSpawn" "broken"
+	}
+	"origin" "16 -32 8"
+	editor
+	{
+		"color" "220 30 220"
+		"visgroupshown" "1"
+		"logicalpos" "[0 500]"
+	}
+}
+hidden
+{
+	entity
+	{
+		"id" "21"
+		"classname" "func_detail"
+		hidden
+		{
+			solid
+			{
+				"id" "22"
+			}
+		}
+	}
+}
+cameras
+{
+	"activecamera" "0"
+	camera
+	{
+		"position" "[0 -256 128]"
+		"look" "[0 0 0]"
+	}
+}
+cordon
+{
+	"mins" "(-1024 -1024 -1024)"
+	"maxs" "(1024 1024 1024)"
+	"active" "0"
+}
+palette_plus
+{
+	"color0" "255 255 255"
+}
+)vmf");
+
+}  // namespace
+
+TEST(Vmf, ReadsEveryTopLevelBlock) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    EXPECT_EQ(doc->write(), kBoxMap);
+    const vmf::Map& m = doc->map();
+    EXPECT_EQ(m.editor_build(), 8864);
+    EXPECT_EQ(m.map_version(), 3);
+    ASSERT_EQ(m.visgroups.size(), 1u);
+    EXPECT_EQ(m.visgroups[0].name, "walls");
+    ASSERT_EQ(m.visgroups[0].children.size(), 1u);
+    EXPECT_EQ(m.visgroups[0].children[0].id, 8);
+    ASSERT_TRUE(m.viewsettings);
+    EXPECT_EQ(m.world.classname(), "worldspawn");
+    EXPECT_EQ(m.world.get("SKYNAME"), "sky_day01_01");
+    ASSERT_EQ(m.entities.size(), 2u);
+    EXPECT_TRUE(m.entities[1].hidden);
+    ASSERT_EQ(m.entities[1].solids.size(), 1u);
+    EXPECT_TRUE(m.entities[1].solids[0].hidden);
+    EXPECT_EQ(m.active_camera, 0);
+    ASSERT_EQ(m.cameras.size(), 1u);
+    EXPECT_EQ(m.cameras[0].position, Vec3(0, -256, 128));
+    EXPECT_EQ(m.cordon_style, vmf::Map::CordonStyle::single);
+    EXPECT_EQ(m.cordons[0].boxes[0].maxs, Vec3(1024, 1024, 1024));
+    ASSERT_EQ(m.extra_blocks.size(), 1u);
+    EXPECT_EQ(m.extra_blocks[0].key, "palette_plus");
+}
+
+TEST(Vmf, SidesAxesAndDisplacements) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc);
+    const vmf::Solid& s = doc->map().world.solids.at(0);
+    EXPECT_EQ(s.id, 2);
+    ASSERT_EQ(s.sides.size(), 6u);
+    const vmf::Side& top = s.sides[0];
+    EXPECT_EQ(top.material, "NATURE/BLENDGROUNDTOGRASS001");
+    EXPECT_EQ(top.uaxis.axis, Vec3(1, 0, 0));
+    EXPECT_EQ(top.vaxis.scale, 0.25);
+    auto pl = top.plane();
+    ASSERT_TRUE(pl);
+    EXPECT_EQ(pl->normal, Vec3(0, 0, 1));  // VBSP rule: outward
+    EXPECT_EQ(pl->dist, 64);
+    ASSERT_TRUE(top.disp);
+    EXPECT_EQ(top.disp->grid_size(), 5);
+    EXPECT_FALSE(top.disp->has(vmf::DispInfo::kOffsets));
+    EXPECT_EQ(top.disp->distances[12], 16);
+    EXPECT_EQ(top.disp->alphas[4], 255);
+    EXPECT_EQ(top.disp->triangle_tags.size(), 32u);
+    EXPECT_EQ(top.disp->allowed_verts.size(), 10u);
+    EXPECT_EQ(s.editor.visgroup_ids, (std::vector<std::int64_t>{7, 8}));
+    EXPECT_EQ(s.editor.color, (std::array<int, 3>{0, 180, 0}));
+    EXPECT_EQ(s.editor.visgroup_shown, true);
+    EXPECT_EQ(doc->map().entities[0].editor.logical_pos, (std::array<double, 2>{0, 500}));
+}
+
+TEST(Vmf, ConnectionsBothSeparatorsAndCommasInParameters) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc);
+    const auto& c = doc->map().entities[0].connections;
+    ASSERT_EQ(c.size(), 4u);
+    EXPECT_EQ(c[0].target, "door");
+    EXPECT_EQ(c[0].input, "Open");
+    EXPECT_EQ(c[0].times, -1);
+    EXPECT_EQ(c[1].target, "door");  // ESC separated
+    EXPECT_EQ(c[1].input, "SetAnimationspeed");
+    EXPECT_EQ(c[1].param, "1.5");
+    EXPECT_EQ(c[1].delay, 0.25);
+    EXPECT_EQ(c[1].separator, '\x1b');
+    EXPECT_EQ(c[2].param, "say a,b,c");  // extra commas belong to the parameter
+    EXPECT_EQ(c[2].delay, 2);
+    EXPECT_FALSE(c[3].parsed);  // kept as written, with a warning
+    EXPECT_EQ(c[3].value_text(), "broken");
+    EXPECT_EQ(doc->diagnostics().count(Severity::warning), 1u);
+    EXPECT_EQ(doc->map().entities[0].origin_vec(), Vec3(16, -32, 8));
+}
+
+TEST(Vmf, NormalisedRewriteKeepsTheModel) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc);
+    const std::string text = vmf::write(doc->map());
+    auto again = vmf::Document::read(text);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->map(), doc->map());
+    // Hammer's own layout writes the same bytes back.
+    EXPECT_EQ(vmf::write(again->map()), text);
+}
+
+TEST(Vmf, BrushPolygonsAndDisplacementGrid) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc);
+    const vmf::Solid& s = doc->map().world.solids[0];
+    BrushPolygons polys;
+    vmf::solid_polygons(s, polys);
+    ASSERT_TRUE(polys.valid());
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(polys.face(i).size(), 4u);
+    auto grid = vmf::displacement_grid(s.sides[0], polys.face(0));
+    ASSERT_TRUE(grid);
+    ASSERT_EQ(grid->size(), 25u);
+    EXPECT_EQ((*grid)[0], Vec3(-64, -64, 64));  // starts at startposition
+    EXPECT_EQ((*grid)[12], Vec3(0, 0, 80));     // centre raised by distance 16
+    EXPECT_EQ(vmf::displacement_triangles(2).size(), 32u);
+}
+
+TEST(Vmf, ValidationReportsInvalidBrushesWithIds) {
+    std::string text(kBoxMap);
+    // Make side 4 coincide with side 3's plane, mirrored: the brush has no volume.
+    const std::string bad = "\"plane\" \"(64 64 0) (64 -64 0) (64 -64 64)\"";
+    const std::size_t at = text.find(bad);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, bad.size(), "\"plane\" \"(-64 -64 0) (-64 64 0) (-64 64 64)\"");
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    Diagnostics out;
+    vmf::validate(doc->map(), out, &doc->tree());
+    ASSERT_TRUE(out.has_errors());
+    const Diagnostic& d = out.items().front();
+    EXPECT_EQ(d.code, "vmf.invalid-solid");
+    EXPECT_NE(d.message.find("solid 2"), std::string::npos);
+    EXPECT_NE(d.message.find("side id"), std::string::npos);
+    EXPECT_GT(d.line, 0u);
+}
+
+TEST(Vmf, MalformedFieldsAreKeptAndReported) {
+    const std::string_view text =
+        "world\n{\n\t\"id\" \"1\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n\t\tside\n\t\t{\n"
+        "\t\t\t\"id\" \"3\"\n\t\t\t\"plane\" \"(0 0 0) (1 1)\"\n\t\t\t\"uaxis\" \"[1 0 0] 0.25\"\n"
+        "\t\t}\n\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->write(), text);
+    ASSERT_EQ(doc->diagnostics().count(Severity::error), 2u);
+    const Diagnostic& d = doc->diagnostics().items()[0];
+    EXPECT_EQ(d.path, "world/solid[0]/side[0]/plane");
+    EXPECT_EQ(d.line, 10u);
+    const vmf::Side& side = doc->map().world.solids[0].sides[0];
+    EXPECT_FALSE(side.has(vmf::Side::kPlane));
+    ASSERT_EQ(side.extra_keys.size(), 2u);  // the raw text survives in the typed model
+    EXPECT_EQ(side.extra_keys[0].value, "(0 0 0) (1 1)");
+    auto again = vmf::Document::read(vmf::write(doc->map()));
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->map(), doc->map());
+}
+
+TEST(Vmf, HammerPlusPlusAndStrataVertices) {
+    const std::string_view text =
+        "world\n{\n\tsolid\n\t{\n\t\tside\n\t\t{\n\t\t\t\"id\" \"1\"\n"
+        "\t\t\t\"plane\" \"(0 0 0) (0 768 0) (768 768 0)\"\n"
+        "\t\t\tvertices_plus\n\t\t\t{\n\t\t\t\t\"v\" \"0 0 0\"\n\t\t\t\t\"v\" \"0 768 0\"\n"
+        "\t\t\t\t\"v\" \"768 768 0\"\n\t\t\t}\n"
+        "\t\t\tpoint_data\n\t\t\t{\n\t\t\t\t\"numpts\" \"2\"\n\t\t\t\t\"point\" \"0 1 2 3\"\n"
+        "\t\t\t\t\"point\" \"1 4 5 6\"\n\t\t\t}\n\t\t}\n\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    const vmf::Side& side = doc->map().world.solids[0].sides[0];
+    ASSERT_EQ(side.vertices_plus.size(), 3u);
+    EXPECT_EQ(side.vertices_plus[2], Vec3(768, 768, 0));
+    ASSERT_EQ(side.point_data.size(), 2u);
+    EXPECT_EQ(side.point_data[1], Vec3(4, 5, 6));
+    auto again = vmf::Document::read(vmf::write(doc->map()));
+    EXPECT_EQ(again->map(), doc->map());
+}
+
+TEST(Vmf, DecompiledMapsWithoutVersioninfo) {
+    auto doc = vmf::Document::read("world\n{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n}\n");
+    ASSERT_TRUE(doc);
+    EXPECT_FALSE(doc->map().has_versioninfo);
+    Diagnostics out;
+    vmf::validate(doc->map(), out);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out.items()[0].code, "vmf.missing-block");
+    EXPECT_EQ(out.items()[0].severity, Severity::warning);
+}
