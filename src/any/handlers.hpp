@@ -14,5 +14,7 @@ extern const FormatHandler wmp_m;
 extern const ConverterHandler vmf_to_vmf_converter;
 extern const ConverterHandler wmp_to_wmp_m_converter;
 extern const ConverterHandler wmp_to_wmp_converter;
+extern const ConverterHandler wmp_to_vmf_converter;
+extern const ConverterHandler wmp_m_to_vmf_converter;
 
 }  // namespace lk::handlers

@@ -21,6 +21,8 @@ const std::vector<const ConverterHandler*>& all_converters() {
         &handlers::vmf_to_vmf_converter,
         &handlers::wmp_to_wmp_m_converter,
         &handlers::wmp_to_wmp_converter,
+        &handlers::wmp_to_vmf_converter,
+        &handlers::wmp_m_to_vmf_converter,
     };
     return list;
 }

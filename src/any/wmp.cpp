@@ -2,7 +2,10 @@
 // converter (group resolution) and wmp -> wmp (text <-> WMPB with --encoding).
 #include "levelkit/wmp/wmp.hpp"
 #include "handlers.hpp"
+#include "levelkit/convert/vmf_scene.hpp"
+#include "levelkit/convert/wmp_scene.hpp"
 #include "levelkit/core/text.hpp"
+#include "levelkit/vmf/vmf.hpp"
 #include "levelkit/wmp/resolve.hpp"
 
 namespace lk {
@@ -37,7 +40,7 @@ Json level_counts(const wmp::Level& lv) {
 }
 
 class WmpDocument final : public Document {
-  public:
+public:
     WmpDocument(wmp::File file, Blob source) : file_(std::move(file)), source_(std::move(source)) {}
 
     std::string_view format() const override {
@@ -103,7 +106,7 @@ class WmpDocument final : public Document {
 
     const wmp::File& file() const { return file_; }
 
-  private:
+private:
     wmp::File file_;
     Blob source_;
 };
@@ -199,6 +202,50 @@ Result<ConvertResult> wmp_to_wmp(const Document& in, const ConvertOptions& opt, 
     return r;
 }
 
+// Blocks become brushes, entities their nearest Source classes (see convert/wmp_scene.hpp).
+Result<ConvertResult> wmp_to_vmf(const Document& in, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    const auto& doc = static_cast<const WmpDocument&>(in);
+    convert::WmpToSceneOptions so;
+    if (auto it = opt.extra.find("scale"); it != opt.extra.end()) {
+        auto v = parse_double(it->second);
+        if (!v || !(*v > 0)) {
+            return Diagnostic::error("convert.bad-option",
+                                     "--set scale=<units per quant> needs "
+                                     "a positive number");
+        }
+        so.scale = *v;
+    }
+    convert::WmpToSceneReport rep;
+    scene::Scene sc;
+    if (doc.file().dialect == wmp::Dialect::a3) {
+        sc = convert::a3_to_scene(doc.file().a3, diags, so, &rep);
+    } else {
+        auto r = convert::wmp_to_scene(doc.file().level, diags, so, &rep);
+        if (!r) return std::move(r).error();
+        sc = std::move(r).value();
+    }
+    convert::SceneToVmfReport vr;
+    const vmf::Map map = convert::scene_to_vmf(sc, diags, {}, &vr);
+    auto out = handlers::vmf.read(Blob::copy_of(vmf::write(map)), {});
+    if (!out) return std::move(out).error();
+    ConvertResult r;
+    r.document = std::move(out).value();
+    Json& j = r.report;
+    j["unit_scale"] = so.scale;
+    j["blocks"] = rep.blocks;
+    j["brushes"] = rep.brushes;
+    j["sides"] = rep.sides;
+    j["merged_faces"] = rep.merged_faces;
+    j["degenerate_faces"] = rep.degenerate_faces;
+    j["entities"] = rep.entities;
+    Json rejected = Json::array();
+    for (const auto& x : rep.rejected)
+        rejected.push_back({{"block", x.block}, {"reason", x.reason}});
+    j["blocks_not_brushes"] = std::move(rejected);
+    return r;
+}
+
 }  // namespace
 
 namespace handlers {
@@ -215,6 +262,11 @@ const FormatHandler wmp_m{"wmp_m",
                           read_wmp};
 const ConverterHandler wmp_to_wmp_m_converter{
     "wmp", "wmp_m", "group resolution (what WED does before compiling)", wmp_to_wmp_m};
+const ConverterHandler wmp_to_vmf_converter{
+    "wmp", "vmf", "blocks to brushes, entities to Source classes (1 quant = 1 unit; --set scale=)",
+    wmp_to_vmf};
+const ConverterHandler wmp_m_to_vmf_converter{
+    "wmp_m", "vmf", "resolved blocks to brushes, entities to Source classes", wmp_to_vmf};
 const ConverterHandler wmp_to_wmp_converter{
     "wmp", "wmp", "re-encode: --encoding text (WMP2 version 710) or wmpb", wmp_to_wmp};
 
