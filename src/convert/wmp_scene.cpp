@@ -27,7 +27,7 @@ std::string hex(std::uint32_t v) {
 
 // Percent (0..100) to the 0..255 Source colour scale.
 int byte_of(double percent) {
-    return static_cast<int>(std::clamp(std::lround(percent * 2.55), 0L, 255L));
+    return static_cast<int>(std::clamp(std::lround(percent * 255.0 / 100.0), 0L, 255L));
 }
 
 // Source angles ("pitch yaw roll") of the rotation `$$M` angles describe.
