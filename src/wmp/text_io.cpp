@@ -44,7 +44,10 @@ std::string_view comment_text(std::string_view token) {
 // --- Lexer ---------------------------------------------------------------------------------
 
 Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout* layout)
-    : text_(text), cfg_(cfg), layout_(layout), lines_(text) {}
+    : text_(text), cfg_(cfg), layout_(layout), lines_(text) {
+    for (char c : cfg_.punct) breaks_[static_cast<unsigned char>(c)] = true;
+    for (char c : {' ', '\t', '\r', '\n'}) breaks_[static_cast<unsigned char>(c)] = true;
+}
 
 void Lexer::scan() {
     std::size_t p = pos_;
@@ -67,7 +70,7 @@ void Lexer::scan() {
     }
     const char c = text_[p];
     std::size_t e = p + 1;
-    if (cfg_.punct.find(c) != std::string_view::npos) {
+    if (breaks_[static_cast<unsigned char>(c)]) {
         peek_.kind = Tok::punct;
     } else if (cfg_.angle_strings && c == '<') {
         while (e < n && text_[e] != '>' && text_[e] != '\n' && text_[e] != '\r') ++e;
@@ -81,8 +84,7 @@ void Lexer::scan() {
             peek_.kind = Tok::word;
         }
     } else {
-        while (e < n && !is_space(text_[e]) && cfg_.punct.find(text_[e]) == std::string_view::npos)
-            ++e;
+        while (e < n && !breaks_[static_cast<unsigned char>(text_[e])]) ++e;
         peek_.kind = Tok::word;
     }
     peek_.text = text_.substr(p, e - p);
@@ -182,13 +184,10 @@ Result<void> Lexer::expect(std::string_view s, std::string_view field) {
 
 Result<double> Lexer::number(std::string_view field) {
     const Token& t = peek();
-    double v = 0;
-    if (t.kind != Tok::word || !parse_double(t.text).has_value()) {
-        return error(t, "wmp.bad-number", "expected a number for " + std::string(field));
-    }
-    v = *parse_double(t.text);
+    const auto v = t.kind == Tok::word ? parse_double(t.text) : std::nullopt;
+    if (!v) return error(t, "wmp.bad-number", "expected a number for " + std::string(field));
     next();
-    return v;
+    return *v;
 }
 
 Result<std::int64_t> Lexer::integer(std::string_view field) {

@@ -7,6 +7,7 @@
 // record whose token count no longer matches its span is written again in canonical form.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -82,6 +83,8 @@ class Lexer {
     bool have_peek_ = false;
     Token peek_;
     std::size_t peek_end_ = 0;
+    // Token-ending characters (whitespace and punctuation), one flag per byte value.
+    std::array<bool, 256> breaks_{};
 };
 
 // Number styles of WED's text writers.
