@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "levelkit/wmp/wmp.hpp"
+#include "model_util.hpp"
 #include "text_io.hpp"
 
 namespace lk::wmp {
@@ -436,38 +437,7 @@ Result<void> link_objects(Level& lv, const std::vector<PendingObject>& pending, 
     };
     for (const RecordRef& r : lv.record_order) {
         if (r.kind == RecordKind::unknown || r.kind == RecordKind::sun) continue;
-        std::int64_t n = 0;
-        switch (r.kind) {
-            case RecordKind::object:
-                n = lv.objects[r.index].number;
-                break;
-            case RecordKind::block:
-                n = lv.blocks[r.index].number;
-                break;
-            case RecordKind::level:
-                n = lv.levels[r.index].number;
-                break;
-            case RecordKind::model:
-                n = lv.models[r.index].number;
-                break;
-            case RecordKind::light:
-                n = lv.lights[r.index].number;
-                break;
-            case RecordKind::start:
-                n = lv.starts[r.index].number;
-                break;
-            case RecordKind::sound:
-                n = lv.sounds[r.index].number;
-                break;
-            case RecordKind::path:
-                n = lv.paths[r.index].number;
-                break;
-            case RecordKind::region:
-                n = lv.regions[r.index].number;
-                break;
-            default:
-                break;
-        }
+        const std::int64_t n = payload_number(lv, kind_of(r.kind), r.index);
         table(r.kind).emplace(n, r.index);
     }
     auto resolve = [&](const PendingRef& ref) -> Result<std::uint32_t> {

@@ -257,6 +257,45 @@ struct TextWriter {
         e.word("\n", "}");
     }
 
+    // The model's tagged strings as text lines, tags 0 .. count-1 (`ndef` for a missing tag).
+    void tagged_strings(const Model& m, std::size_t count) {
+        for (std::size_t tag = 0; tag < count; ++tag) {
+            std::string_view s = kNdef;
+            for (const TaggedString& t : m.strings) {
+                if (t.tag == tag) s = t.text;
+            }
+            e.word("\n\t", s);
+        }
+    }
+
+    void sound_fields(const Sound& s, bool file_in_brackets) {
+        if (file_in_brackets) {
+            e.angle("\n\t", s.file);
+        } else {
+            e.word("\n\t", s.file);
+        }
+        e.bits("\n\t", s.flags);
+        e.number("\n\t", s.volume);
+        e.number(" ", s.param2);
+        e.number(" ", s.param3);
+        e.number(" ", s.range);
+    }
+
+    void region_fields(const Region& g) {
+        e.word("\n\t", g.name);
+        vec3("\n\t", g.mins);
+        vec3("\n\t", g.maxs);
+    }
+
+    // Edge lines `from to v0 v1 v2 v3`; `$$M` counts nodes from 1 (base).
+    void edges(const Path& p, std::int64_t base) {
+        for (const PathEdge& ed : p.edges) {
+            e.integer("\n\t", static_cast<std::int64_t>(ed.from) + base);
+            e.integer(" ", static_cast<std::int64_t>(ed.to) + base);
+            for (double v : ed.values) e.number(" ", v);
+        }
+    }
+
     void wmp2_model(const Model& m) {
         record_head("model", m.number, m.label, "   ");
         vec3("\n\t", m.scale);
@@ -272,13 +311,7 @@ struct TextWriter {
             e.word("\n\t", or_ndef(m.string2));
             if (m.text_material_lines) {
                 e.word("\n\t", or_ndef(m.material));
-                for (std::uint16_t tag = 0; tag < 2; ++tag) {
-                    std::string_view s = kNdef;
-                    for (const TaggedString& t : m.strings) {
-                        if (t.tag == tag) s = t.text;
-                    }
-                    e.word("\n\t", s);
-                }
+                tagged_strings(m, 2);
             }
         }
         e.word("\n", "}");
@@ -293,11 +326,7 @@ struct TextWriter {
         if (p.has_node_skills) {
             node_skills(p, "\n\t");
             e.integer("\n\t", static_cast<std::int64_t>(p.edges.size()));
-            for (const PathEdge& ed : p.edges) {
-                e.integer("\n\t", ed.from);
-                e.integer(" ", ed.to);
-                for (double v : ed.values) e.number(" ", v);
-            }
+            edges(p, 0);
         }
         e.word("\n", "}");
     }
@@ -348,12 +377,7 @@ struct TextWriter {
             case RecordKind::sound: {
                 const Sound& s = lv.sounds[r.index];
                 record_head("sound", s.number, s.label, "   ");
-                e.angle("\n\t", s.file);
-                e.bits("\n\t", s.flags);
-                e.number("\n\t", s.volume);
-                e.number(" ", s.param2);
-                e.number(" ", s.param3);
-                e.number(" ", s.range);
+                sound_fields(s, true);
                 e.word("\n", "}");
                 break;
             }
@@ -363,9 +387,7 @@ struct TextWriter {
             case RecordKind::region: {
                 const Region& g = lv.regions[r.index];
                 record_head("region", g.number, g.label, "   ");
-                e.word("\n\t", g.name);
-                vec3("\n\t", g.mins);
-                vec3("\n\t", g.maxs);
+                region_fields(g);
                 e.word("\n", "}");
                 break;
             }
@@ -444,15 +466,11 @@ struct TextWriter {
                     e.integer("\n\t", m.mm_reserved);
                     if (m.text_material_lines) {
                         e.word("\n\t", or_ndef(m.material));
-                        std::uint16_t max_tag = 0;
-                        for (const TaggedString& t : m.strings) max_tag = std::max(max_tag, t.tag);
-                        for (std::uint16_t tag = 0; !m.strings.empty() && tag <= max_tag; ++tag) {
-                            std::string_view s = kNdef;
-                            for (const TaggedString& t : m.strings) {
-                                if (t.tag == tag) s = t.text;
-                            }
-                            e.word("\n\t", s);
+                        std::size_t count = 0;
+                        for (const TaggedString& t : m.strings) {
+                            count = std::max<std::size_t>(count, t.tag + 1u);
                         }
+                        tagged_strings(m, count);
                     }
                 }
                 e.word("\n", "}");
@@ -482,12 +500,7 @@ struct TextWriter {
                 const Sound& s = lv.sounds[r.index];
                 mm_head("sound", s.number, first);
                 mm_transform(obj(r.kind, r.index), false);
-                e.word("\n\t", s.file);
-                e.bits("\n\t", s.flags);
-                e.number("\n\t", s.volume);
-                e.number(" ", s.param2);
-                e.number(" ", s.param3);
-                e.number(" ", s.range);
+                sound_fields(s, false);
                 e.word("\n", "}");
                 break;
             }
@@ -499,20 +512,14 @@ struct TextWriter {
                 e.integer("\n\t", p.mm_value_count);
                 for (const Vec3& n : p.nodes) vec3("\n\t", n);
                 node_skills(p, "\n\t");
-                for (const PathEdge& ed : p.edges) {
-                    e.integer("\n\t", static_cast<std::int64_t>(ed.from) + 1);
-                    e.integer(" ", static_cast<std::int64_t>(ed.to) + 1);
-                    for (double v : ed.values) e.number(" ", v);
-                }
+                edges(p, 1);
                 e.word("\n", "}");
                 break;
             }
             case RecordKind::region: {
                 const Region& g = lv.regions[r.index];
                 mm_head("region", g.number, first);
-                e.word("\n\t", g.name);
-                vec3("\n\t", g.mins);
-                vec3("\n\t", g.maxs);
+                region_fields(g);
                 e.word("\n", "}");
                 break;
             }
