@@ -91,6 +91,28 @@ bool next_on_new_line(Lexer& lx) {
     return gap.find_first_of("\r\n") != std::string_view::npos || t.kind == Tok::end;
 }
 
+// WED's placement controls: `xoff yoff rotation xscale yscale`.
+Result<TexTransform> read_tex_transform(Lexer& lx) {
+    TexTransform tt;
+    LK_TRY_ASSIGN(tt.offset_x, lx.number("texture x offset"));
+    LK_TRY_ASSIGN(tt.offset_y, lx.number("texture y offset"));
+    LK_TRY_ASSIGN(tt.rotation, lx.number("texture rotation"));
+    LK_TRY_ASSIGN(tt.scale_x, lx.number("texture x scale"));
+    LK_TRY_ASSIGN(tt.scale_y, lx.number("texture y scale"));
+    return tt;
+}
+
+// `: FLAGS ambient albedo material`.
+Result<void> read_surface(Lexer& lx, Face& f) {
+    LK_TRY(lx.expect(":", "surface separator"));
+    LK_TRY_ASSIGN(f.flags, lx.bits("surface flags"));
+    LK_TRY_ASSIGN(f.ambient, lx.number("ambient"));
+    LK_TRY_ASSIGN(f.albedo, lx.number("albedo"));
+    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
+    f.material = opt_string(mat);
+    return {};
+}
+
 // One polygon face: `n i1..in : TEX [uvs] [( t1 ) ( t2 )] [xoff yoff rot xs ys] : FLAGS amb alb
 // material`. `$$M` faces carry no placement controls (mm = true).
 Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
@@ -126,21 +148,9 @@ Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, boo
         LK_TRY_ASSIGN(f.t2, read_tex_axis(lx, "texture vector t2"));
     }
     if (!mm) {
-        TexTransform tt;
-        LK_TRY_ASSIGN(tt.offset_x, lx.number("texture x offset"));
-        LK_TRY_ASSIGN(tt.offset_y, lx.number("texture y offset"));
-        LK_TRY_ASSIGN(tt.rotation, lx.number("texture rotation"));
-        LK_TRY_ASSIGN(tt.scale_x, lx.number("texture x scale"));
-        LK_TRY_ASSIGN(tt.scale_y, lx.number("texture y scale"));
-        f.transform = tt;
+        LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
     }
-    LK_TRY(lx.expect(":", "surface separator"));
-    LK_TRY_ASSIGN(f.flags, lx.bits("surface flags"));
-    LK_TRY_ASSIGN(f.ambient, lx.number("ambient"));
-    LK_TRY_ASSIGN(f.albedo, lx.number("albedo"));
-    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
-    f.material = opt_string(mat);
-    return {};
+    return read_surface(lx, f);
 }
 
 // A4: `( p ) ( p ) ( p ) TEX xoff yoff rot xs ys : FLAGS amb alb material t1 t2 t3`.
@@ -150,19 +160,8 @@ Result<void> read_plane_face(Lexer& lx, Face& f) {
     }
     LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
     f.texture = tex;
-    TexTransform tt;
-    LK_TRY_ASSIGN(tt.offset_x, lx.number("texture x offset"));
-    LK_TRY_ASSIGN(tt.offset_y, lx.number("texture y offset"));
-    LK_TRY_ASSIGN(tt.rotation, lx.number("texture rotation"));
-    LK_TRY_ASSIGN(tt.scale_x, lx.number("texture x scale"));
-    LK_TRY_ASSIGN(tt.scale_y, lx.number("texture y scale"));
-    f.transform = tt;
-    LK_TRY(lx.expect(":", "surface separator"));
-    LK_TRY_ASSIGN(f.flags, lx.bits("surface flags"));
-    LK_TRY_ASSIGN(f.ambient, lx.number("ambient"));
-    LK_TRY_ASSIGN(f.albedo, lx.number("albedo"));
-    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
-    f.material = opt_string(mat);
+    LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
+    LK_TRY(read_surface(lx, f));
     while (!next_on_new_line(lx) && lx.peek().kind == Tok::word) {
         f.a4_tail.emplace_back(lx.next().text);
     }
