@@ -65,7 +65,6 @@ std::string editor_of(std::string_view text) {
 }  // namespace
 
 Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
-    (void)warnings;
     A3Level a;
     a.layout.source = data;
     const std::string_view text = data.text();
@@ -76,7 +75,6 @@ Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
     std::size_t n = 0;
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
-        const Token kw = lx.peek();
         const std::string path = "record[" + std::to_string(n++) + "]";
         auto kwr = lx.word("record keyword");
         if (!kwr) return std::move(kwr).error().under(path);
@@ -151,6 +149,13 @@ Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
                         }
                         u.fields.emplace_back(lx.next().text);
                     }
+                    if (warnings) {
+                        warnings->add(lx.lines()
+                                          .warning_at(lx.offset(), "wmp.unknown-record",
+                                                      "unknown A3 record '" + printable(u.keyword) +
+                                                          "' kept as it is")
+                                          .with_path(path));
+                    }
                     a.unknown.push_back(std::move(u));
                     return static_cast<std::uint32_t>(a.unknown.size() - 1);
                 }
@@ -162,7 +167,21 @@ Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
         if (auto r = lx.expect(";", "record end"); !r) return std::move(r).error().under(path);
         a.order.push_back({rec, *idx});
         a.spans.push_back({first, lx.token_count()});
-        (void)kw;
+    }
+    if (warnings) {
+        for (std::size_t i = 0; i < a.walls.size(); ++i) {
+            const A3Level::Wall& w = a.walls[i];
+            auto bad = [](std::int64_t v, std::size_t count) {
+                return v < 0 || static_cast<std::uint64_t>(v) >= count;
+            };
+            if (bad(w.v1, a.vertices.size()) || bad(w.v2, a.vertices.size()) ||
+                bad(w.region1, a.regions.size()) || bad(w.region2, a.regions.size())) {
+                warnings->add(Diagnostic::warning("wmp.dangling-reference",
+                                                  "wall refers to a vertex or region that does "
+                                                  "not exist")
+                                  .with_path("wall[" + std::to_string(i) + "]"));
+            }
+        }
     }
     if (a.order.empty()) {
         return lx.error(lx.peek(), "wmp.empty", "the A3 file has no records");

@@ -116,9 +116,7 @@ Result<void> read_surface(Lexer& lx, Face& f) {
 // One polygon face: `n i1..in : TEX [uvs] [( t1 ) ( t2 )] [xoff yoff rot xs ys] : FLAGS amb alb
 // material`. `$$M` faces carry no placement controls (mm = true).
 Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
-    const Token count_tok = lx.peek();
     LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "face vertex count"));
-    (void)count_tok;
     f.indices.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) {
         const Token t = lx.peek();
@@ -369,8 +367,6 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
             wed.section_order.push_back(WedData::kPalette);
             while (!lx.peek().is("}")) {
                 const Token t = lx.peek();
-                auto v =
-                    t.kind == Tok::word && t.text.size() <= 2 ? parse_uint(t.text) : std::nullopt;
                 unsigned byte = 0;
                 bool ok = t.kind == Tok::word && !t.text.empty() && t.text.size() <= 2;
                 for (char c : t.text) {
@@ -381,7 +377,6 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
                     if (d < 0) ok = false;
                     byte = byte * 16 + static_cast<unsigned>(d < 0 ? 0 : d);
                 }
-                (void)v;
                 if (!ok)
                     return lx.error(t, "wmp.bad-palette", "expected a hex byte in the palette");
                 lx.next();
@@ -562,7 +557,6 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     std::vector<PendingObject> pending;
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
-        const Token kw_tok = lx.peek();
         LK_TRY_ASSIGN(std::string_view kw, lx.word("record keyword"));
         LK_TRY_ASSIGN(std::int64_t number, lx.integer("record number"));
         LK_TRY(lx.expect("{", "record start"));
@@ -577,6 +571,13 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
             u.keyword = kw;
             u.number = number;
             u.label = label;
+            if (warnings) {
+                warnings->add(
+                    lx.lines()
+                        .warning_at(lx.offset(), "wmp.unknown-record",
+                                    "unknown record '" + printable(kw) + "' kept as it is")
+                        .with_path(path));
+            }
             WMP_TRY_UNDER(path, read_unknown_body(lx, u));
         } else {
             switch (*kind) {
@@ -660,7 +661,6 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                 }
             }
         }
-        (void)kw_tok;
         WMP_TRY_UNDER(path, lx.expect("}", "record end"));
         lv.record_order.push_back(ref);
         lv.record_spans.push_back({first, lx.token_count()});
@@ -894,6 +894,13 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
             u.keyword = kind;
             u.has_keyword = kc.has_value();
             u.number = *type;
+            if (warnings) {
+                warnings->add(lx.lines()
+                                  .warning_at(type_tok.offset, "wmp.unknown-record",
+                                              "unknown $$M record kind '" + printable(kind) +
+                                                  "' kept as it is")
+                                  .with_path(path));
+            }
             return read_unknown_body(lx, u);
         };
         WMP_TRY_UNDER(path, body());
@@ -905,7 +912,6 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     lv.header.blocks = static_cast<std::int64_t>(lv.blocks.size());
     lv.header.entities = static_cast<std::int64_t>(lv.entity_count());
     lv.header.objects = static_cast<std::int64_t>(lv.objects.size());
-    (void)warnings;
     return lv;
 }
 

@@ -326,8 +326,7 @@ std::optional<std::string_view> Emitter::gap(std::string_view canonical) {
 }
 
 void Emitter::word(std::string_view g, std::string_view text) {
-    auto orig = gap(g);
-    (void)orig;
+    gap(g);  // a word is written as the model holds it, which is also its original spelling
     out_.append(text);
 }
 

@@ -123,13 +123,13 @@ std::uint32_t to_u32(double v) {
 }
 
 class Reader {
-  public:
+public:
     Reader(ByteSpan data, Level& lv, Diagnostics* warnings)
         : data_(data), lv_(lv), warnings_(warnings) {}
 
     Result<void> run();
 
-  private:
+private:
     Diagnostic error_at(std::uint64_t offset, std::string code, std::string msg,
                         std::string path) const {
         return Diagnostic::error(std::move(code), std::move(msg))
@@ -871,7 +871,6 @@ Result<void> Reader::block(ByteReader& pre, const std::vector<Chunk>& cs, Block&
                 x.payload_chunks.push_back(raw(ch, i));
         }
     }
-    (void)x;
     return {};
 }
 
@@ -956,11 +955,11 @@ Result<void> Reader::face_record(const Chunk& c, Block& b, std::uint32_t& last,
 // --- writer ------------------------------------------------------------------------------
 
 class Writer {
-  public:
+public:
     explicit Writer(const Level& lv) : lv_(lv) { w_.reserve(1 << 16); }
     Result<Bytes> run();
 
-  private:
+private:
     std::size_t open(std::uint8_t id, std::uint8_t kind) {
         const std::size_t at = w_.size();
         w_.u8(id);
@@ -992,7 +991,7 @@ class Writer {
 
     // Interleaves raw chunks at their recorded positions among the known ones.
     class Mixer {
-      public:
+    public:
         Mixer(Writer& w, const std::vector<RawChunk>& raws) : w_(w), raws_(raws) {}
         // Call before writing each known chunk.
         void known() {
@@ -1006,7 +1005,7 @@ class Writer {
             while (next_ < raws_.size()) w_.raw(raws_[next_++]);
         }
 
-      private:
+    private:
         Writer& w_;
         const std::vector<RawChunk>& raws_;
         std::size_t next_ = 0;
