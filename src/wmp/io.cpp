@@ -112,12 +112,12 @@ void fill_texture_axes(Block& b) {
 // Numbers with at most six decimals (WED's text precision) become the nearest float; longer
 // spellings are exact binary values written by levelkit and stay as they are.
 double f32(double v) {
-    const float f = static_cast<float>(v);
+    const double f = nearest_float(v);
     if (!std::isfinite(f)) return v;
     std::string six;
     detail::append_number(six, v, detail::Num::f6_full);
     const auto back = parse_double(six);
-    return back && *back == v ? static_cast<double>(f) : v;
+    return back && *back == v ? f : v;
 }
 void f32(Vec3& v) {
     v = {f32(v.x), f32(v.y), f32(v.z)};

@@ -8,6 +8,14 @@
 
 namespace lk::wmp {
 
+// The float nearest to v, widened back to double. Through a volatile because GCC 12 (-O2 and
+// up) otherwise drops the double -> float -> double round trip when its SLP vectorizer pairs
+// the conversions of a vector's x and y.
+inline double nearest_float(double v) {
+    volatile float f = static_cast<float>(v);
+    return f;
+}
+
 // The payload kind a text record holds (sun records belong to the level).
 Kind kind_of(RecordKind k);
 RecordKind record_kind_of(Kind k);

@@ -71,7 +71,7 @@ double wrap360(double deg) {
 // WED computes in single precision; rounding the results the same way reproduces the numbers
 // it writes into `$$M` files (1352.9 prints as 1352.900024) instead of their double neighbours.
 double f32(double v) {
-    return static_cast<double>(static_cast<float>(v));
+    return nearest_float(v);
 }
 Vec3 f32(const Vec3& v) {
     return {f32(v.x), f32(v.y), f32(v.z)};

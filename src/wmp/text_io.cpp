@@ -1,5 +1,7 @@
 #include "text_io.hpp"
 
+#include "model_util.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -248,20 +250,19 @@ void append_number(std::string& out, double v, Num style) {
         return;
     }
     std::string_view s(buf, static_cast<std::size_t>(r.ptr - buf));
-    if (style == Num::f6 && std::isfinite(v)) {
+    if (style == Num::f6_exact && std::isfinite(v)) {
         // Six decimals are what WED prints; they lose values it stores in WMPB (an angle of
         // -4.37e-08 prints as "-0"). Such values are written in the shortest exact form
         // instead. Single-precision values count as kept when they read back as the same float.
         const auto back = parse_double(s);
         const bool kept =
-            back && (*back == v || (static_cast<double>(static_cast<float>(v)) == v &&
-                                    static_cast<float>(*back) == static_cast<float>(v)));
+            back && (*back == v || (nearest_float(v) == v && nearest_float(*back) == v));
         if (!kept) {
             append_double(out, v);
             return;
         }
     }
-    if (style == Num::f6 && s.find('.') != std::string_view::npos) {
+    if ((style == Num::f6 || style == Num::f6_exact) && s.find('.') != std::string_view::npos) {
         while (s.back() == '0') s.remove_suffix(1);
         if (s.back() == '.') s.remove_suffix(1);
     }

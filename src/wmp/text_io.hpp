@@ -36,7 +36,7 @@ struct Token {
 };
 
 class Lexer {
-  public:
+public:
     Lexer(std::string_view text, LexConfig cfg, TextLayout* layout);
 
     // The next token without consuming it (comments are skipped as whitespace).
@@ -71,7 +71,7 @@ class Lexer {
     Result<std::string_view> word(std::string_view field);
     Result<std::string_view> angle(std::string_view field);  // `<...>`, without the brackets
 
-  private:
+private:
     void scan();
     void record(const Token& t);
 
@@ -89,16 +89,18 @@ class Lexer {
 
 // Number styles of WED's text writers.
 enum class Num : std::uint8_t {
-    f6,       // printf("%f") with trailing zeros and the point removed ("1", "-0", "0.5")
-    f6_full,  // printf("%f") as is ("50.196079", "-0.000000")
-    f3,       // printf("%.3f") (A3)
+    f6,        // printf("%f") with trailing zeros and the point removed ("1", "-0", "0.5")
+    f6_exact,  // f6 when that reads back as the same value (or the same float), else the
+               // shortest exact spelling
+    f6_full,   // printf("%f") as is ("50.196079", "-0.000000")
+    f3,        // printf("%.3f") (A3)
 };
 void append_number(std::string& out, double v, Num style);
 // `0000` for 0, else the value in binary, most significant bit first, 4/8/16/32 digits.
 void append_bits(std::string& out, std::uint32_t v);
 
 class Emitter {
-  public:
+public:
     // `newline` replaces every '\n' in canonical gaps.
     Emitter(const TextLayout* layout, std::string_view newline);
 
@@ -128,7 +130,7 @@ class Emitter {
 
     std::string take() { return std::move(out_); }
 
-  private:
+private:
     void begin(TokenSpan span);
     bool end();
     // Emits the gap before the next token; returns the original spelling if the layout has one.

@@ -38,10 +38,14 @@ struct TextWriter {
         nl_ind2.push_back('\t');
     }
 
-    void vec3(std::string_view first_gap, const Vec3& v, Num style = Num::f6) {
-        e.number(first_gap, v.x, style);
-        e.number(" ", v.y, style);
-        e.number(" ", v.z, style);
+    // Numbers in the dialect's style: WED's six decimals for `$$M`; for WMP2 the same unless
+    // that would lose the value (conversions from WMPB must keep every stored number).
+    void num(std::string_view gap, double v) { e.number(gap, v, mm ? Num::f6 : Num::f6_exact); }
+
+    void vec3(std::string_view first_gap, const Vec3& v) {
+        num(first_gap, v.x);
+        num(" ", v.y);
+        num(" ", v.z);
     }
 
     void paren_vec3(std::string_view gap, const Vec3& v) {
@@ -53,15 +57,15 @@ struct TextWriter {
     void tex_axis(const TexAxis& a) {
         e.word(" ", "(");
         vec3(" ", a.axis);
-        e.number(" ", a.offset);
+        num(" ", a.offset);
         e.word(" ", ")");
     }
 
     void surface(const Face& f) {
         e.word(" ", ":");
         e.bits(" ", f.flags);
-        e.number(" ", f.ambient);
-        e.number(" ", f.albedo);
+        num(" ", f.ambient);
+        num(" ", f.albedo);
         e.word(" ", or_ndef(f.material));
     }
 
@@ -90,8 +94,8 @@ struct TextWriter {
         if (!f.uvs.empty()) {
             e.word(" ", "[");
             for (const auto& uv : f.uvs) {
-                e.number(" ", uv[0]);
-                e.number(" ", uv[1]);
+                num(" ", uv[0]);
+                num(" ", uv[1]);
             }
             e.word(" ", "]");
         }
@@ -105,11 +109,11 @@ struct TextWriter {
 
     void transform(const Face& f) {
         const TexTransform t = f.transform.value_or(TexTransform{});
-        e.number(" ", t.offset_x);
-        e.number(" ", t.offset_y);
-        e.number(" ", t.rotation);
-        e.number(" ", t.scale_x);
-        e.number(" ", t.scale_y);
+        num(" ", t.offset_x);
+        num(" ", t.offset_y);
+        num(" ", t.rotation);
+        num(" ", t.scale_x);
+        num(" ", t.scale_y);
     }
 
     void block_body(const Block& b) {
@@ -159,11 +163,11 @@ struct TextWriter {
         e.word(gap, "wad");
         e.word(" ", "{");
         for (std::size_t i = 0; i < w.wad_header.size(); ++i) {
-            e.number(i == 0 ? "\n\t\t" : " ", w.wad_header[i]);
+            num(i == 0 ? "\n\t\t" : " ", w.wad_header[i]);
         }
         for (const Wad& wad : w.wads) {
             e.angle("\n\t\t", wad.path);
-            e.number(" ", wad.flag);
+            num(" ", wad.flag);
         }
         e.word("\n\t", "}");
     }
@@ -244,9 +248,9 @@ struct TextWriter {
         record_head("level", li.number, li.label, "   ");
         e.angle("\n\t", li.wad);
         e.angle("\n\t", li.palette);
-        e.number("\n\t", li.nexus);
-        e.number("\n\t", li.sun_azimuth);
-        e.number("\n\t", li.sun_elevation);
+        num("\n\t", li.nexus);
+        num("\n\t", li.sun_azimuth);
+        num("\n\t", li.sun_elevation);
         e.angle("\n\t", or_ndef(li.script));
         const Num style = lv.dialect == Dialect::wmp2_a6 ? Num::f6_full : Num::f6;
         for (const Rgb& c : li.colors) {
@@ -275,10 +279,10 @@ struct TextWriter {
             e.word("\n\t", s.file);
         }
         e.bits("\n\t", s.flags);
-        e.number("\n\t", s.volume);
-        e.number(" ", s.param2);
-        e.number(" ", s.param3);
-        e.number(" ", s.range);
+        num("\n\t", s.volume);
+        num(" ", s.param2);
+        num(" ", s.param3);
+        num(" ", s.range);
     }
 
     void region_fields(const Region& g) {
@@ -292,7 +296,7 @@ struct TextWriter {
         for (const PathEdge& ed : p.edges) {
             e.integer("\n\t", static_cast<std::int64_t>(ed.from) + base);
             e.integer(" ", static_cast<std::int64_t>(ed.to) + base);
-            for (double v : ed.values) e.number(" ", v);
+            for (double v : ed.values) num(" ", v);
         }
     }
 
@@ -302,11 +306,11 @@ struct TextWriter {
         e.angle("\n\t", m.file);
         e.word("\n\t", m.name);
         e.word("\n\t", or_ndef(m.action));
-        for (std::size_t i = 0; i < m.skills.size(); ++i) e.number(i ? " " : "\n\t", m.skills[i]);
+        for (std::size_t i = 0; i < m.skills.size(); ++i) num(i ? " " : "\n\t", m.skills[i]);
         e.bits("\n\t", m.flags, m.text_quoted_flags);
-        e.number("\n\t", m.ambient);
+        num("\n\t", m.ambient);
         if (m.text_extended) {
-            e.number("\n\t", m.albedo);
+            num("\n\t", m.albedo);
             e.word("\n\t", or_ndef(m.path));
             e.word("\n\t", or_ndef(m.string2));
             if (m.text_material_lines) {
@@ -320,7 +324,7 @@ struct TextWriter {
     void wmp2_path(const Path& p) {
         record_head("path", p.number, p.label, "   ");
         e.word("\n\t", p.name);
-        e.number("\n\t", p.text_scalar);
+        num("\n\t", p.text_scalar);
         e.integer("\n\t", static_cast<std::int64_t>(p.nodes.size()));
         for (const Vec3& n : p.nodes) vec3("\n\t", n);
         if (p.has_node_skills) {
@@ -334,7 +338,7 @@ struct TextWriter {
     void node_skills(const Path& p, std::string_view line_gap) {
         const std::size_t k = p.skills_per_node;
         for (std::size_t i = 0; i < p.node_skills.size(); ++i) {
-            e.number(k == 0 || i % k == 0 ? line_gap : " ", p.node_skills[i]);
+            num(k == 0 || i % k == 0 ? line_gap : " ", p.node_skills[i]);
         }
     }
 
@@ -359,10 +363,10 @@ struct TextWriter {
             case RecordKind::light: {
                 const Light& l = lv.lights[r.index];
                 record_head("light", l.number, l.label, "   ");
-                e.number("\n\t", l.color.r);
-                e.number(" ", l.color.g);
-                e.number(" ", l.color.b);
-                e.number(" ", l.range);
+                num("\n\t", l.color.r);
+                num(" ", l.color.g);
+                num(" ", l.color.b);
+                num(" ", l.range);
                 if (l.flags != 0) e.bits(" ", l.flags);
                 e.word("\n", "}");
                 break;
@@ -443,8 +447,8 @@ struct TextWriter {
             case RecordKind::sun: {
                 const LevelInfo& li = lv.levels[r.index];
                 mm_head("sun", li.mm_sun_type, first);
-                e.number("\n\t", li.sun_azimuth);
-                e.number("\n\t", li.sun_elevation);
+                num("\n\t", li.sun_azimuth);
+                num("\n\t", li.sun_elevation);
                 e.word("\n", "}");
                 break;
             }
@@ -456,12 +460,12 @@ struct TextWriter {
                 e.word("\n\t", m.name);
                 e.word("\n\t", or_ndef(m.action));
                 for (std::size_t i = 0; i < m.skills.size(); ++i) {
-                    e.number(i ? " " : "\n\t", m.skills[i]);
+                    num(i ? " " : "\n\t", m.skills[i]);
                 }
                 e.bits("\n\t", m.flags);
-                e.number("\n\t", m.ambient);
+                num("\n\t", m.ambient);
                 if (m.text_extended) {
-                    e.number("\n\t", m.albedo);
+                    num("\n\t", m.albedo);
                     e.integer("\n\t", m.mm_path_index);
                     e.integer("\n\t", m.mm_reserved);
                     if (m.text_material_lines) {
@@ -483,7 +487,7 @@ struct TextWriter {
                 e.number("\n\t", l.color.r, Num::f6_full);
                 e.number(" ", l.color.g, Num::f6_full);
                 e.number(" ", l.color.b, Num::f6_full);
-                e.number(" ", l.range);
+                num(" ", l.range);
                 e.bits(" ", l.flags);
                 e.word("\n", "}");
                 break;
