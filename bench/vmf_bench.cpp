@@ -1,5 +1,5 @@
 // VMF benchmarks on the largest corpus maps: KeyValues parse, typed parse, lossless write,
-// normalised write, brush polygons. Run: build/bench/bench_vmf [--benchmark_filter=...]
+// normalised write, brush polygons. Run: build/bench/vmf_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

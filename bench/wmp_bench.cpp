@@ -1,6 +1,6 @@
 // Gamestudio benchmarks on the largest corpus levels: read, read + resolve (what `convert
 // level.wmp level.$$M` does), lossless write, and conversion to the neutral scene.
-// Run: build/bench/bench_wmp [--benchmark_filter=...]
+// Run: build/bench/wmp_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

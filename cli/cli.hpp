@@ -38,6 +38,16 @@ void parallel_ordered(std::size_t n, unsigned jobs, const std::function<void(std
 Result<void> write_output(const std::filesystem::path& out, ByteSpan bytes,
                           const std::filesystem::path& input, bool in_place);
 
+// The arguments every many-files command takes: FILE... [--json] [-j N].
+struct FileArgs {
+    std::vector<std::string> files;
+    bool json = false;
+    unsigned jobs = 0;
+};
+// Adds a subcommand with those arguments; its callback receives them.
+CLI::App* add_files_command(CLI::App& app, const std::string& name, const std::string& help,
+                            std::function<void(const FileArgs&)> run);
+
 // Registration of subcommands (each defined in its own cmd_*.cpp).
 void add_info_command(CLI::App& app);
 void add_roundtrip_command(CLI::App& app);
@@ -46,6 +56,7 @@ void add_convert_command(CLI::App& app);
 void add_dump_command(CLI::App& app);
 void add_formats_command(CLI::App& app);
 void add_geometry_command(CLI::App& app);
+void add_bsp_command(CLI::App& app);
 
 // The exit code a subcommand's callback sets.
 int& exit_status();

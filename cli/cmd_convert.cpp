@@ -159,7 +159,10 @@ CLI::App* add_convert_like(CLI::App& app, const std::string& name, const std::st
     cmd->add_flag("--no-overlays", a->opt.no_overlays, "BSP->VMF: skip overlays");
     cmd->add_flag("--collapse-instances", a->opt.collapse_instances,
                   "VMF->VMAP: merge func_instance maps into the output");
-    cmd->add_option("--set", a->sets, "Extra converter option key=value (repeatable)");
+    cmd->add_option("--set", a->sets, "Extra converter option key=value (repeatable)")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->callback([a] {
         for (const std::string& s : a->sets) {
             const auto eq = s.find('=');

@@ -53,70 +53,62 @@ RoundtripOutcome roundtrip_one(const std::string& path) {
 }  // namespace
 
 void add_roundtrip_command(CLI::App& app) {
-    struct Opts {
-        std::vector<std::string> files;
-        bool json = false;
-        unsigned jobs = 0;
-    };
-    auto opts = std::make_shared<Opts>();
-    CLI::App* cmd = app.add_subcommand(
-        "roundtrip", "Read, write back to memory and compare bytes with the input");
-    cmd->add_option("files", opts->files, "Input files")->required();
-    cmd->add_flag("--json", opts->json, "One JSON object per line per file");
-    cmd->add_option("-j,--jobs", opts->jobs, "Parallel jobs (default: all cores)");
-    cmd->callback([opts] {
-        const std::size_t n = opts->files.size();
-        std::vector<RoundtripOutcome> res(n);
-        std::size_t same = 0, differ = 0, failed = 0;
-        int worst_input = kOk;
-        parallel_ordered(
-            n, opts->jobs, [&](std::size_t i) { res[i] = roundtrip_one(opts->files[i]); },
-            [&](std::size_t i) {
-                const RoundtripOutcome& r = res[i];
-                const std::string& f = opts->files[i];
-                Json j;
-                j["file"] = f;
-                switch (r.kind) {
-                    case RoundtripOutcome::identical:
-                        ++same;
-                        j["result"] = "identical";
-                        if (!opts->json) std::printf("%s: identical\n", f.c_str());
-                        break;
-                    case RoundtripOutcome::differs: {
-                        ++differ;
-                        j["result"] = "differs";
-                        j["offset"] = r.offset;
-                        if (r.line) j["line"] = *r.line;
-                        j["original_size"] = r.original_size;
-                        j["written_size"] = r.written_size;
-                        if (!opts->json) {
-                            if (r.line) {
-                                std::printf("%s: differs at byte %zu (line %u)\n", f.c_str(),
-                                            r.offset, *r.line);
-                            } else {
-                                std::printf("%s: differs at byte %zu\n", f.c_str(), r.offset);
+    add_files_command(
+        app, "roundtrip", "Read, write back to memory and compare bytes with the input",
+        [](const FileArgs& a) {
+            const std::size_t n = a.files.size();
+            std::vector<RoundtripOutcome> res(n);
+            std::size_t same = 0, differ = 0, failed = 0;
+            int worst_input = kOk;
+            parallel_ordered(
+                n, a.jobs, [&](std::size_t i) { res[i] = roundtrip_one(a.files[i]); },
+                [&](std::size_t i) {
+                    const RoundtripOutcome& r = res[i];
+                    const std::string& f = a.files[i];
+                    Json j;
+                    j["file"] = f;
+                    switch (r.kind) {
+                        case RoundtripOutcome::identical:
+                            ++same;
+                            j["result"] = "identical";
+                            if (!a.json) std::printf("%s: identical\n", f.c_str());
+                            break;
+                        case RoundtripOutcome::differs: {
+                            ++differ;
+                            j["result"] = "differs";
+                            j["offset"] = r.offset;
+                            if (r.line) j["line"] = *r.line;
+                            j["original_size"] = r.original_size;
+                            j["written_size"] = r.written_size;
+                            if (!a.json) {
+                                if (r.line) {
+                                    std::printf("%s: differs at byte %zu (line %u)\n", f.c_str(),
+                                                r.offset, *r.line);
+                                } else {
+                                    std::printf("%s: differs at byte %zu\n", f.c_str(), r.offset);
+                                }
                             }
+                            break;
                         }
-                        break;
+                        case RoundtripOutcome::failed:
+                            ++failed;
+                            j["result"] = "failed";
+                            j["error"] = r.error.to_string();
+                            worst_input = std::max(worst_input, exit_code_for(r.error));
+                            if (!a.json)
+                                std::printf("%s: failed: %s\n", f.c_str(),
+                                            r.error.to_string().c_str());
+                            break;
                     }
-                    case RoundtripOutcome::failed:
-                        ++failed;
-                        j["result"] = "failed";
-                        j["error"] = r.error.to_string();
-                        worst_input = std::max(worst_input, exit_code_for(r.error));
-                        if (!opts->json)
-                            std::printf("%s: failed: %s\n", f.c_str(), r.error.to_string().c_str());
-                        break;
-                }
-                if (opts->json)
-                    std::printf("%s\n",
-                                j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-                std::fflush(stdout);
-            },
-            n > 1);
-        std::printf("%zu identical, %zu differ, %zu failed\n", same, differ, failed);
-        exit_status() = failed ? worst_input : (differ ? kProblems : kOk);
-    });
+                    if (a.json)
+                        std::printf("%s\n",
+                                    j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                    std::fflush(stdout);
+                },
+                n > 1);
+            std::printf("%zu identical, %zu differ, %zu failed\n", same, differ, failed);
+            exit_status() = failed ? worst_input : (differ ? kProblems : kOk);
+        });
 }
 
 }  // namespace lk::cli

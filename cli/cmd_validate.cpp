@@ -3,72 +3,63 @@
 namespace lk::cli {
 
 void add_validate_command(CLI::App& app) {
-    struct Opts {
-        std::vector<std::string> files;
-        bool json = false;
-        unsigned jobs = 0;
-    };
-    auto opts = std::make_shared<Opts>();
-    CLI::App* cmd = app.add_subcommand(
-        "validate", "Check files; exit 0 if clean, 1 if problems were found, 2 if unreadable");
-    cmd->add_option("files", opts->files, "Input files")->required();
-    cmd->add_flag("--json", opts->json, "One JSON object per line per file");
-    cmd->add_option("-j,--jobs", opts->jobs, "Parallel jobs (default: all cores)");
-    cmd->callback([opts] {
-        const std::size_t n = opts->files.size();
-        struct Out {
-            std::optional<Diagnostic> read_error;
-            Diagnostics diags;
-        };
-        std::vector<Out> res(n);
-        int rc = kOk;
-        parallel_ordered(
-            n, opts->jobs,
-            [&](std::size_t i) {
-                auto doc = read_document(opts->files[i]);
-                if (!doc) {
-                    res[i].read_error = std::move(doc).error();
-                    return;
-                }
-                res[i].diags.add_all(doc.value()->read_diagnostics());
-                doc.value()->validate(res[i].diags);
-                res[i].diags.set_file(opts->files[i]);
-            },
-            [&](std::size_t i) {
-                Out& o = res[i];
-                Json j;
-                j["file"] = opts->files[i];
-                if (o.read_error) {
-                    print_diagnostic(*o.read_error);
-                    rc = std::max(rc, exit_code_for(*o.read_error));
-                    j["result"] = "unreadable";
-                    j["error"] = o.read_error->to_string();
-                } else {
-                    const std::size_t errors = o.diags.count(Severity::error);
-                    const std::size_t warnings = o.diags.count(Severity::warning);
-                    if (!opts->json) print_diagnostics(o.diags);
-                    if (errors) rc = std::max(rc, static_cast<int>(kProblems));
-                    j["result"] = errors ? "problems" : "ok";
-                    j["errors"] = errors;
-                    j["warnings"] = warnings;
-                    if (opts->json) {
-                        Json arr = Json::array();
-                        for (const auto& d : o.diags.items()) arr.push_back(d.to_string());
-                        j["diagnostics"] = std::move(arr);
-                    } else {
-                        std::printf("%s: %s (%zu error%s, %zu warning%s)\n", opts->files[i].c_str(),
-                                    errors ? "problems" : "ok", errors, errors == 1 ? "" : "s",
-                                    warnings, warnings == 1 ? "" : "s");
+    add_files_command(
+        app, "validate", "Check files; exit 0 if clean, 1 if problems were found, 2 if unreadable",
+        [](const FileArgs& a) {
+            const std::size_t n = a.files.size();
+            struct Out {
+                std::optional<Diagnostic> read_error;
+                Diagnostics diags;
+            };
+            std::vector<Out> res(n);
+            int rc = kOk;
+            parallel_ordered(
+                n, a.jobs,
+                [&](std::size_t i) {
+                    auto doc = read_document(a.files[i]);
+                    if (!doc) {
+                        res[i].read_error = std::move(doc).error();
+                        return;
                     }
-                }
-                if (opts->json)
-                    std::printf("%s\n",
-                                j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-                res[i] = Out{};
-            },
-            n > 1);
-        exit_status() = rc;
-    });
+                    res[i].diags.add_all(doc.value()->read_diagnostics());
+                    doc.value()->validate(res[i].diags);
+                    res[i].diags.set_file(a.files[i]);
+                },
+                [&](std::size_t i) {
+                    Out& o = res[i];
+                    Json j;
+                    j["file"] = a.files[i];
+                    if (o.read_error) {
+                        print_diagnostic(*o.read_error);
+                        rc = std::max(rc, exit_code_for(*o.read_error));
+                        j["result"] = "unreadable";
+                        j["error"] = o.read_error->to_string();
+                    } else {
+                        const std::size_t errors = o.diags.count(Severity::error);
+                        const std::size_t warnings = o.diags.count(Severity::warning);
+                        if (!a.json) print_diagnostics(o.diags);
+                        if (errors) rc = std::max(rc, static_cast<int>(kProblems));
+                        j["result"] = errors ? "problems" : "ok";
+                        j["errors"] = errors;
+                        j["warnings"] = warnings;
+                        if (a.json) {
+                            Json arr = Json::array();
+                            for (const auto& d : o.diags.items()) arr.push_back(d.to_string());
+                            j["diagnostics"] = std::move(arr);
+                        } else {
+                            std::printf("%s: %s (%zu error%s, %zu warning%s)\n", a.files[i].c_str(),
+                                        errors ? "problems" : "ok", errors, errors == 1 ? "" : "s",
+                                        warnings, warnings == 1 ? "" : "s");
+                        }
+                    }
+                    if (a.json)
+                        std::printf("%s\n",
+                                    j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                    res[i] = Out{};
+                },
+                n > 1);
+            exit_status() = rc;
+        });
 }
 
 }  // namespace lk::cli

@@ -9,6 +9,17 @@
 
 namespace lk::cli {
 
+CLI::App* add_files_command(CLI::App& app, const std::string& name, const std::string& help,
+                            std::function<void(const FileArgs&)> run) {
+    auto args = std::make_shared<FileArgs>();
+    CLI::App* cmd = app.add_subcommand(name, help);
+    cmd->add_option("files", args->files, "Input files")->required();
+    cmd->add_flag("--json", args->json, "One JSON object per line per file");
+    cmd->add_option("-j,--jobs", args->jobs, "Parallel jobs (default: all cores)");
+    cmd->callback([args, run = std::move(run)] { run(*args); });
+    return cmd;
+}
+
 int& exit_status() {
     static int status = kOk;
     return status;

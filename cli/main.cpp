@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     lk::cli::add_dump_command(app);
     lk::cli::add_geometry_command(app);
     lk::cli::add_formats_command(app);
+    lk::cli::add_bsp_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -9,6 +9,8 @@ const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
         // One line per format; detection asks each and keeps the most certain.
         &handlers::vmf,
+        &handlers::dmx_format,
+        &handlers::bsp,
         &handlers::wmp,
         &handlers::wmp_m,
     };
@@ -19,6 +21,8 @@ const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
         // One line per (from, to) pair.
         &handlers::vmf_to_vmf_converter,
+        &handlers::dmx_to_dmx,
+        &handlers::bsp_to_bsp,
         &handlers::wmp_to_wmp_m_converter,
         &handlers::wmp_to_wmp_converter,
         &handlers::wmp_to_vmf_converter,

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -167,6 +168,14 @@ Blob Blob::from_bytes(Bytes bytes) {
     Blob b;
     b.span_ = ByteSpan(owned->data(), owned->size());
     b.owner_ = std::move(owned);
+    return b;
+}
+
+Blob Blob::slice(std::size_t offset, std::size_t size) const {
+    Blob b;
+    b.owner_ = owner_;
+    const std::size_t start = std::min(offset, span_.size());
+    b.span_ = span_.subspan(start, std::min(size, span_.size() - start));
     return b;
 }
 

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "impl.hpp"
@@ -21,6 +22,9 @@ inline bool is_ws(char c) {
 inline bool ends_bare(char c) {
     return is_ws(c) || c == '"' || c == '{' || c == '}';
 }
+
+static_assert(std::endian::native == std::endian::little,
+              "same_prefix reads bytes as little-endian words");
 
 struct Token {
     std::uint32_t off = 0;  // encoded offset of the decoded text (source or arena)
@@ -94,8 +98,17 @@ private:
         return id;
     }
 
-    // First n bytes of a and b equal; n is a few bytes (a line ending and some tabs).
-    static bool same_prefix(const char* a, const char* b, std::size_t n) {
+    // First n bytes of a and b equal; n is a few bytes (a line ending and some tabs). `a_left`
+    // bytes are readable at a; b is padded by at least 8 bytes.
+    static bool same_prefix(const char* a, const char* b, std::size_t n, std::size_t a_left) {
+        if (n <= 8 && a_left >= 8) {
+            std::uint64_t x, y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            const std::uint64_t mask =
+                n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            return ((x ^ y) & mask) == 0;  // little-endian: the first n bytes are the low ones
+        }
         for (; n >= 8; a += 8, b += 8, n -= 8) {
             std::uint64_t x, y;
             std::memcpy(&x, a, 8);
@@ -114,13 +127,13 @@ private:
         const std::size_t e = d_.eol.size(), iu = d_.indent.size();
         if (depth > 0) {
             const std::size_t n = e + iu * (depth - 1);
-            if (n < left && p_[n] == '}' && same_prefix(p_, canon_.data(), n)) {
+            if (n < left && p_[n] == '}' && same_prefix(p_, canon_.data(), n, left)) {
                 p_ += n;
                 return 2;
             }
         }
         const std::size_t n = e + iu * depth;
-        if (n < left && same_prefix(p_, canon_.data(), n)) {
+        if (n < left && same_prefix(p_, canon_.data(), n, left)) {
             const char c = p_[n];
             if (!is_ws(c) && c != '/') {
                 p_ += n;
@@ -249,13 +262,13 @@ bool Parser::read_quoted(const char* open, Token& t) {
     t = Token{};
     t.quoted = true;
     if (!d_.opt.escapes) {
-        const void* q = std::memchr(start, '"', static_cast<std::size_t>(end_ - start));
-        if (!q) {
+        const void* found = std::memchr(start, '"', static_cast<std::size_t>(end_ - start));
+        if (!found) {
             return fail(
                 error(open, "kv.unterminated-string",
                       "unterminated quoted string (no closing '\"' before the end of file)"));
         }
-        const char* close = static_cast<const char*>(q);
+        const char* close = static_cast<const char*>(found);
         const auto len = static_cast<std::size_t>(close - start);
         // Hammer's reader stops at a CR inside a string; files without any CR skip the check.
         if (has_cr_ && std::memchr(start, '\r', len) != nullptr) {

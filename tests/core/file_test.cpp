@@ -46,3 +46,14 @@ TEST(File, MissingFileIsIoError) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, "io.open");
 }
+
+TEST(File, BlobSliceSharesOwnerAndClamps) {
+    Blob whole = Blob::copy_of(std::string_view("abcdef"));
+    Blob mid = whole.slice(2, 3);
+    EXPECT_EQ(mid.text(), "cde");
+    EXPECT_EQ(mid.bytes().data(), whole.bytes().data() + 2);
+    whole = Blob();  // the slice keeps the buffer alive
+    EXPECT_EQ(mid.text(), "cde");
+    EXPECT_EQ(mid.slice(1, 100).text(), "de");
+    EXPECT_TRUE(mid.slice(10, 1).empty());
+}

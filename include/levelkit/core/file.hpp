@@ -59,6 +59,10 @@ public:
     std::size_t size() const { return span_.size(); }
     bool empty() const { return span_.empty(); }
 
+    // A sub-range sharing this blob's owner (no copy), so views into a mapped file can outlive
+    // the Blob they were cut from. The range is clamped to the blob's size.
+    Blob slice(std::size_t offset, std::size_t size) const;
+
 private:
     std::shared_ptr<const void> owner_;
     ByteSpan span_;

@@ -1,0 +1,65 @@
+// Everything typed in a map at once: the views a decompiler or converter works from.
+//
+// parse_map() runs every typed view (lumps.hpp, props.hpp, entities.hpp, the pakfile
+// directory) and fails on the first lump that does not parse, naming it. validate() goes
+// further and checks the references between lumps (indices in range), reporting every problem.
+#pragma once
+
+#include "levelkit/bsp/bsp.hpp"
+#include "levelkit/bsp/entities.hpp"
+#include "levelkit/bsp/lumps.hpp"
+#include "levelkit/bsp/pak.hpp"
+#include "levelkit/bsp/props.hpp"
+
+namespace lk::bsp {
+
+struct MapData {
+    EntityLump entities;
+    LumpView<dplane_t> planes;
+    LumpView<dvertex_t> vertexes;
+    LumpView<dedge_t> edges;
+    LumpView<std::int32_t> surfedges;
+    LumpView<dface_t> faces;
+    LumpView<dface_t> original_faces;
+    LumpView<dface_t> faces_hdr;
+    LumpView<dbrush_t> brushes;
+    LumpView<dbrushside_t> brushsides;
+    LumpView<dmodel_t> models;
+    LumpView<dnode_t> nodes;
+    LumpView<dleaf_t> leafs;
+    LumpView<std::uint32_t> leaffaces;
+    LumpView<std::uint32_t> leafbrushes;
+    LumpView<texinfo_t> texinfo;
+    LumpView<dtexdata_t> texdata;
+    TexdataStrings texdata_strings;
+    Visibility visibility;
+    LumpView<ddispinfo_t> dispinfo;
+    LumpView<CDispVert> disp_verts;
+    LumpView<CDispTri> disp_tris;
+    LumpView<doverlay_t> overlays;
+    LumpView<dwateroverlay_t> water_overlays;
+    LumpView<doverlayfade_t> overlay_fades;
+    LumpView<dcubemapsample_t> cubemaps;
+    LumpView<darea_t> areas;
+    LumpView<dareaportal_t> areaportals;
+    LumpView<Vec3f> clipportalverts;
+    Occlusion occlusion;
+    LumpView<dworldlight_t> worldlights;
+    LumpView<dworldlight_t> worldlights_hdr;
+    StaticProps static_props;
+    DetailProps detail_props;
+    Pak pak;
+};
+
+Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings = nullptr);
+
+// Parses every typed view and checks cross-lump references; adds an error per problem found.
+void validate(const Bsp& bsp, Diagnostics& out);
+
+// The pakfile lump as an archive (empty if the map has none).
+Result<Pak> pakfile(const Bsp& bsp);
+// Stores `pak` as the pakfile lump. Archives with file-relative offsets are re-based to where
+// the lump lands in the written map.
+Result<void> set_pakfile(Bsp& bsp, const Pak& pak);
+
+}  // namespace lk::bsp

@@ -1,0 +1,1002 @@
+// keyvalues2 reader (notes/dmx.md §4): Valve's grammar (quoted tokens, braces, brackets,
+// commas, // comments), tolerant of missing/trailing commas, ids anywhere, flat and noids
+// layouts. Records what the writer needs to reproduce the file (kv2_style.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+
+#include "internal.hpp"
+#include "kv2_number.hpp"
+#include "kv2_style.hpp"
+#include "levelkit/core/text.hpp"
+
+namespace lk::dmx::detail {
+
+bool kv2_can_hold(int version, Type t) {
+    const Type s = scalar_of(t);
+    return version >= 4 || (s != Type::uint64 && s != Type::uint8);
+}
+
+namespace {
+
+bool is_ws(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+char unescape_char(char c) {
+    switch (c) {
+        case 'n':
+            return '\n';
+        case 't':
+            return '\t';
+        case 'v':
+            return '\v';
+        case 'b':
+            return '\b';
+        case 'r':
+            return '\r';
+        case 'f':
+            return '\f';
+        case 'a':
+            return '\a';
+        default:
+            return c;
+    }
+}
+
+struct Token {
+    enum Kind : std::uint8_t { str, lbrace, rbrace, lbracket, rbracket, comma, eof } kind = eof;
+    std::size_t begin = 0;  // first byte of the token (the opening quote of a string)
+    std::string_view raw;   // string content between the quotes, escapes not processed
+    std::string_view gap;   // whitespace and comments before the token
+    bool escaped = false;   // raw contains a backslash
+};
+
+// Owner of trivia: an element, or an attribute of an element.
+struct Owner {
+    std::int32_t element = -1;
+    std::int32_t attribute = -1;  // -1 = the element itself
+};
+
+class Kv2Reader {
+  public:
+    Kv2Reader(std::string_view text, std::size_t pos, Document& doc, const ReadOptions& opt)
+        : text_(text), pos_(pos), doc_(doc), opt_(opt), lines_(text) {
+        style_ = std::make_shared<Kv2Style>();
+        style_->floats = kFloatAll;
+        style_->strings = kStringAll;
+        style_->binaries = kBinaryAll;
+    }
+
+    Result<void> run();
+
+  private:
+    // --- tokens ---
+    bool next(Token& t);
+    Diagnostic error_at(std::size_t offset, std::string code, std::string msg) {
+        Diagnostic d = lines_.error_at(offset, std::move(code), std::move(msg));
+        d.path = path();
+        return d;
+    }
+    // The logical path of what is being read, built only for errors.
+    std::string path() const {
+        if (cur_element_ < 0) return "top level";
+        const Element& e = doc_.elements()[static_cast<std::size_t>(cur_element_)];
+        std::string p = fmt::format("element[{}] {}", cur_element_, e.type.str());
+        if (cur_attr_ >= 0 && static_cast<std::size_t>(cur_attr_) < e.attributes.size()) {
+            p += "/attribute '" +
+                 printable(e.attributes[static_cast<std::size_t>(cur_attr_)].name.str()) + "'";
+        }
+        return p;
+    }
+    bool fail(std::size_t offset, std::string code, std::string msg) {
+        if (!error_) error_ = error_at(offset, std::move(code), std::move(msg));
+        return false;
+    }
+    bool expect(Token& t, Token::Kind kind, const char* what) {
+        if (!next(t)) return false;
+        if (t.kind != kind) return fail(t.begin, "dmx.kv2-syntax", std::string("expected ") + what);
+        return true;
+    }
+    std::string_view unescape(const Token& t) {
+        if (!t.escaped) return t.raw;
+        scratch_.clear();
+        for (std::size_t i = 0; i < t.raw.size(); ++i) {
+            if (t.raw[i] == '\\' && i + 1 < t.raw.size()) {
+                scratch_ += unescape_char(t.raw[++i]);
+            } else {
+                scratch_ += t.raw[i];
+            }
+        }
+        return scratch_;
+    }
+
+    // --- trivia ---
+    Kv2Trivia& trivia(Owner o);
+    void record(Owner o, std::uint32_t slot, std::string_view text) {
+        trivia(o).entries.emplace_back(slot, std::string(text));
+    }
+    void gap(const Token& t, Tk next, Owner o, std::uint32_t slot);
+    // Records the raw spelling of a string token if the writer would escape it differently.
+    void check_string(const Token& t, std::string_view value, Owner o, std::uint32_t slot);
+
+    // --- grammar ---
+    bool parse_element(const Token& class_tok, Tk class_kind, ElementRef& out);
+    bool parse_attribute(ElementRef owner, const Token& name_tok);
+    bool parse_value(Type t, const Token& tok, Value& out, std::size_t item, Owner o);
+    // Floats: every component must be spelled as one candidate style spells it, separated by
+    // single spaces; the candidate set narrows as values are read.
+    bool read_floats(const Token& tok, std::string_view s, float* dst, int n, Owner o,
+                     std::uint32_t slot);
+    bool read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
+                  std::uint32_t slot);
+    // Arrays of ints and float tuples, read straight into their storage.
+    template <class T>
+    bool parse_items(std::vector<T>& items, const Token& tok, std::size_t item, Owner o);
+    bool parse_array(Type t, Owner o, Value& out);
+    bool reference(const Token& tok, ElementRef& out);
+
+    std::string_view text_;
+    std::size_t pos_;
+    Document& doc_;
+    const ReadOptions& opt_;
+    LineMap lines_;
+    std::shared_ptr<Kv2Style> style_;
+    std::optional<Diagnostic> error_;
+    std::int32_t cur_element_ = -1, cur_attr_ = -1;
+    std::string scratch_, fmt_;
+    Tk prev_ = Tk::header;
+    int depth_ = 0;
+    unsigned nesting_ = 0;
+    // GUID references: marker -(3 + k) until resolved; `order_` lists references and inline
+    // definitions in text order (>= 0: inline definition of that element).
+    std::vector<Guid> ref_guids_;
+    std::unordered_map<Guid, std::int32_t, GuidHash> ref_index_;
+    std::vector<std::int32_t> order_;
+    std::unordered_map<Guid, ElementRef, GuidHash> defined_;
+    bool noids_ = false;
+    std::string_view hint_;
+    struct GapCache {
+        int depth = -1;
+        std::string text;
+    };
+    std::array<GapCache, kTkCount * kTkCount> gap_cache_;
+    std::size_t header_end_ = 0, first_token_ = 0;
+
+    Result<void> finish();
+    void use_hint();
+};
+
+bool Kv2Reader::next(Token& t) {
+    const std::size_t gap_begin = pos_;
+    const std::size_t n = text_.size();
+    for (;;) {
+        while (pos_ < n && is_ws(text_[pos_])) ++pos_;
+        if (pos_ + 1 < n && text_[pos_] == '/' && text_[pos_ + 1] == '/') {
+            while (pos_ < n && text_[pos_] != '\n') ++pos_;
+            continue;
+        }
+        break;
+    }
+    t.gap = text_.substr(gap_begin, pos_ - gap_begin);
+    t.begin = pos_;
+    t.escaped = false;
+    if (pos_ >= n) {
+        t.kind = Token::eof;
+        return true;
+    }
+    const char c = text_[pos_];
+    switch (c) {
+        case '{':
+            t.kind = Token::lbrace;
+            ++pos_;
+            return true;
+        case '}':
+            t.kind = Token::rbrace;
+            ++pos_;
+            return true;
+        case '[':
+            t.kind = Token::lbracket;
+            ++pos_;
+            return true;
+        case ']':
+            t.kind = Token::rbracket;
+            ++pos_;
+            return true;
+        case ',':
+            t.kind = Token::comma;
+            ++pos_;
+            return true;
+        case '"':
+            break;
+        default:
+            return fail(
+                pos_, "dmx.kv2-syntax",
+                "unexpected '" + printable(text_.substr(pos_, 1)) +
+                    "' (keyvalues2 tokens are quoted strings, braces, brackets and commas)");
+    }
+    // The closing quote is the first '"' unless a backslash comes before it (rare): then escapes
+    // are followed one by one.
+    const std::size_t start = ++pos_;
+    const char* d = text_.data();
+    const void* quote = std::memchr(d + start, '"', n - start);
+    if (!quote) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+    std::size_t q = static_cast<std::size_t>(static_cast<const char*>(quote) - d);
+    const void* bs = std::memchr(d + start, '\\', q - start);
+    const bool escaped = bs != nullptr;
+    if (escaped) {
+        q = static_cast<std::size_t>(static_cast<const char*>(bs) - d);
+        for (;;) {
+            while (q < n && d[q] != '"' && d[q] != '\\') ++q;
+            if (q >= n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+            if (d[q] == '"') break;
+            q += 2;
+            if (q > n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+        }
+    }
+    t.raw = text_.substr(start, q - start);
+    pos_ = q + 1;
+    t.escaped = escaped;
+    t.kind = Token::str;
+    return true;
+}
+
+Kv2Trivia& Kv2Reader::trivia(Owner o) {
+    Element& e = doc_.elements()[static_cast<std::size_t>(o.element)];
+    std::uint32_t& index = o.attribute < 0
+                               ? e.kv2_trivia
+                               : e.attributes[static_cast<std::size_t>(o.attribute)].kv2_trivia;
+    if (index == kNoTrivia) {
+        index = static_cast<std::uint32_t>(doc_.kv2().trivia.size());
+        doc_.kv2().trivia.emplace_back();
+    }
+    return doc_.kv2().trivia[index];
+}
+
+void Kv2Reader::gap(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
+    const std::size_t key = gap_key(prev_, next_kind);
+    prev_ = next_kind;
+    if (!style_->learned[key]) {
+        // The first gap between two kinds of tokens sets the template for that pair.
+        if (std::string& tpl = style_->gaps[key]; make_template(t.gap, depth_, tpl)) {
+            style_->learned[key] = true;
+            return;
+        }
+    } else {
+        // Most gaps of a kind repeat at the same depth: compare with the last expansion.
+        GapCache& c = gap_cache_[key];
+        if (c.depth != depth_) {
+            c.depth = depth_;
+            c.text.clear();
+            expand_gap(*style_, key, depth_, c.text);
+        }
+        if (t.gap == c.text) return;
+    }
+    if (o.element < 0) {
+        doc_.kv2().document.entries.emplace_back(slot, std::string(t.gap));
+    } else {
+        record(o, slot, t.gap);
+    }
+}
+
+void Kv2Reader::check_string(const Token& t, std::string_view value, Owner o, std::uint32_t slot) {
+    bool special = t.escaped;
+    if (!special) {
+        for (char c : t.raw) {
+            if (static_cast<unsigned char>(c) < 32 || c == '?' || c == '\'') {
+                special = true;
+                break;
+            }
+        }
+        if (!special) return;
+    }
+    std::uint8_t matching = 0;
+    for (std::uint8_t bit : {kStringValve, kStringPlain}) {
+        if (!(style_->strings & bit)) continue;
+        fmt_.clear();
+        append_escaped(value, bit, fmt_);
+        if (fmt_ == t.raw) matching |= bit;
+    }
+    if (matching) {
+        style_->strings = matching;
+    } else {
+        record(o, slot, t.raw);
+    }
+}
+
+bool Kv2Reader::reference(const Token& tok, ElementRef& out) {
+    if (tok.raw.empty()) {
+        out = ElementRef::null();
+        return true;
+    }
+    auto g = Guid::parse(tok.raw);
+    if (!g) {
+        return fail(tok.begin, "dmx.bad-guid",
+                    "element reference '" + printable(tok.raw) + "' is not a GUID");
+    }
+    auto [it, fresh] = ref_index_.try_emplace(*g, static_cast<std::int32_t>(ref_guids_.size()));
+    if (fresh) ref_guids_.push_back(*g);
+    out = ElementRef{-3 - it->second};
+    order_.push_back(out.index);
+    return true;
+}
+
+namespace {
+
+// Whitespace-separated fields of a value.
+template <class F>
+bool for_each_field(std::string_view s, F&& f) {
+    std::size_t i = 0;
+    for (;;) {
+        while (i < s.size() && is_ws(s[i])) ++i;
+        if (i >= s.size()) return true;
+        const std::size_t b = i;
+        while (i < s.size() && !is_ws(s[i])) ++i;
+        if (!f(s.substr(b, i - b))) return false;
+    }
+}
+
+template <class I>
+bool parse_integer(std::string_view s, I& out, int base = 10) {
+    if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+    auto r = std::from_chars(s.data(), s.data() + s.size(), out, base);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+}  // namespace
+
+// A parsed GUID is spelled canonically when no hex digit is upper case.
+bool lower_case(std::string_view s) {
+    for (char c : s) {
+        if (c >= 'A' && c <= 'F') return false;
+    }
+    return true;
+}
+
+// "-0", "+1" and "007" are not how any writer spells an int.
+bool canonical_int(std::string_view t) {
+    std::size_t i = t.size() > 1 && t[0] == '-' ? 1 : 0;
+    if (i == t.size() || (t[i] == '0' && (t.size() - i > 1 || i == 1))) return false;
+    for (; i < t.size(); ++i) {
+        if (static_cast<unsigned char>(t[i] - '0') >= 10) return false;
+    }
+    return true;
+}
+
+bool Kv2Reader::read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
+                         std::uint32_t slot) {
+    if (!parse_integer(s, v)) return false;
+    if (tok.escaped || !canonical_int(s)) record(o, slot, tok.raw);
+    return true;
+}
+
+bool Kv2Reader::read_floats(const Token& tok, std::string_view s, float* dst, int n, Owner o,
+                            std::uint32_t slot) {
+    int k = 0;
+    bool canonical = !tok.escaped;
+    std::size_t expect_at = 0;
+    const bool ok = for_each_field(s, [&](std::string_view f) {
+        if (k == n) return false;
+        const std::size_t at = static_cast<std::size_t>(f.data() - s.data());
+        if (at != expect_at) canonical = false;
+        expect_at = at + f.size() + 1;
+        std::uint8_t m = 0;
+        if (!read_float(f, canonical ? style_->floats : 0, dst[k], m, fmt_)) return false;
+        if (m) {
+            style_->floats = m;
+        } else {
+            canonical = false;
+        }
+        ++k;
+        return true;
+    });
+    if (!ok || k != n) return false;
+    if (expect_at != s.size() + 1) canonical = false;
+    if (!canonical) record(o, slot, tok.raw);
+    return true;
+}
+
+template <class T>
+bool Kv2Reader::parse_items(std::vector<T>& items, const Token& tok, std::size_t item, Owner o) {
+    const std::uint32_t slot = kRawValue | static_cast<std::uint32_t>(item);
+    const std::string_view s = unescape(tok);
+    T& v = items.emplace_back();
+    bool ok;
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+        ok = read_int(tok, s, v, o, slot);
+    } else {
+        ok = read_floats(tok, s, reinterpret_cast<float*>(&v), sizeof(T) / sizeof(float), o, slot);
+    }
+    if (!ok) {
+        return fail(tok.begin, "dmx.bad-value",
+                    fmt::format("'{}' is not a valid {}", printable(s),
+                                type_name(scalar_of(type_of<std::vector<T>>))));
+    }
+    return true;
+}
+
+bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t item, Owner o) {
+    const std::uint32_t slot = kRawValue | static_cast<std::uint32_t>(item);
+    const std::string_view s = unescape(tok);
+    auto bad = [&](const char* what) {
+        return fail(tok.begin, "dmx.bad-value",
+                    fmt::format("'{}' is not a valid {}", printable(s), what));
+    };
+    auto floats = [&](float* dst, int n) { return read_floats(tok, s, dst, n, o, slot); };
+    // Other types: the writer's spelling is fixed; compare with it.
+    auto canonical_check = [&](auto&& spell) {
+        fmt_.clear();
+        spell(fmt_);
+        if (fmt_ != tok.raw) record(o, slot, tok.raw);
+    };
+    switch (t) {
+        case Type::element: {
+            ElementRef r;
+            if (!reference(tok, r)) return false;
+            out = r;
+            // Canonical GUID text is lower case; any other spelling is kept.
+            if (!lower_case(tok.raw)) record(o, slot, tok.raw);
+
+            return true;
+        }
+        case Type::int32: {
+            std::int32_t v = 0;
+            if (!read_int(tok, s, v, o, slot)) return bad("int");
+            out = v;
+            return true;
+        }
+        case Type::float32: {
+            float v = 0;
+            if (!floats(&v, 1)) return bad("float");
+            out = v;
+            return true;
+        }
+        case Type::boolean: {
+            bool v;
+            if (s == "0" || iequals(s, "false")) {
+                v = false;
+            } else if (s == "1" || iequals(s, "true")) {
+                v = true;
+            } else {
+                return bad("bool");
+            }
+            out = v;
+            canonical_check([&](std::string& b) { b += v ? '1' : '0'; });
+            return true;
+        }
+        case Type::string: {
+            out = std::string(s);
+            check_string(tok, s, o, slot);
+            return true;
+        }
+        case Type::binary: {
+            Binary b;
+            b.reserve(s.size() / 2);
+            int hi = -1;
+            for (char c : s) {
+                if (is_ws(c)) continue;
+                const int d = hex_digit(c);
+                if (d < 0) return bad("hex binary");
+                if (hi < 0) {
+                    hi = d;
+                } else {
+                    b.push_back(static_cast<std::byte>(hi * 16 + d));
+                    hi = -1;
+                }
+            }
+            if (hi >= 0) return bad("hex binary (odd number of digits)");
+            std::uint8_t matching = 0;
+            for (std::uint8_t bit = 1; bit <= kBinaryPlainLower;
+                 bit = static_cast<std::uint8_t>(bit << 1)) {
+                if (!(style_->binaries & bit)) continue;
+                fmt_.clear();
+                append_binary(b, bit, depth_, fmt_);
+                if (fmt_ == tok.raw) matching |= bit;
+            }
+            if (matching) {
+                style_->binaries = matching;
+            } else {
+                record(o, slot, tok.raw);
+            }
+            out = std::move(b);
+            return true;
+        }
+        case Type::time: {
+            // Seconds with up to 4 decimals: a double holds every int32 tick count exactly.
+            double sec = 0;
+            std::string_view ts = s;
+            if (!ts.empty() && ts[0] == '+') ts.remove_prefix(1);
+            auto pr = std::from_chars(ts.data(), ts.data() + ts.size(), sec);
+            if (pr.ec != std::errc() || pr.ptr != ts.data() + ts.size()) return bad("time");
+            const double ticks = sec * Time::kTicksPerSecond;
+            if (!(ticks >= INT32_MIN && ticks <= INT32_MAX)) return bad("time");
+            const Time v{static_cast<std::int32_t>(ticks < 0 ? ticks - 0.5 : ticks + 0.5)};
+            out = v;
+            canonical_check([&](std::string& b) { append_time(v, b); });
+            return true;
+        }
+        case Type::color: {
+            std::uint8_t c[4];
+            int k = 0;
+            const bool ok = for_each_field(s, [&](std::string_view f) {
+                int v = 0;
+                if (k == 4 || !parse_integer(f, v) || v < 0 || v > 255) return false;
+                c[k++] = static_cast<std::uint8_t>(v);
+                return true;
+            });
+            if (!ok || k != 4) return bad("color");
+            out = Color{c[0], c[1], c[2], c[3]};
+            canonical_check([&](std::string& b) {
+                for (int i = 0; i < 4; ++i) {
+                    if (i) b += ' ';
+                    append_int(b, c[i]);
+                }
+            });
+            return true;
+        }
+        case Type::vector2: {
+            Vector2 v;
+            if (!floats(&v.x, 2)) return bad("vector2");
+            out = v;
+            return true;
+        }
+        case Type::vector3: {
+            Vector3 v;
+            if (!floats(&v.x, 3)) return bad("vector3");
+            out = v;
+            return true;
+        }
+        case Type::vector4: {
+            Vector4 v;
+            if (!floats(&v.x, 4)) return bad("vector4");
+            out = v;
+            return true;
+        }
+        case Type::qangle: {
+            QAngle v;
+            if (!floats(&v.x, 3)) return bad("qangle");
+            out = v;
+            return true;
+        }
+        case Type::quaternion: {
+            Quaternion v;
+            if (!floats(&v.x, 4)) return bad("quaternion");
+            out = v;
+            return true;
+        }
+        case Type::matrix: {
+            Matrix v;
+            if (!floats(v.m.data(), 16)) return bad("matrix");
+            out = v;
+            return true;
+        }
+        case Type::uint64: {
+            std::uint64_t v = 0;
+            const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+            if (!(hex ? parse_integer(s.substr(2), v, 16) : parse_integer(s, v)))
+                return bad("uint64");
+            out = v;
+            canonical_check([&](std::string& b) { append_uint64(v, b); });
+            return true;
+        }
+        case Type::uint8: {
+            int v = 0;
+            if (!parse_integer(s, v) || v < 0 || v > 255) return bad("uint8");
+            out = static_cast<std::uint8_t>(v);
+            canonical_check([&](std::string& b) { append_int(b, v); });
+            return true;
+        }
+        case Type::elementid: {
+            auto g = Guid::parse(s);
+            if (!g) return bad("GUID");
+            out = *g;
+            canonical_check([&](std::string& b) { g->append_to(b); });
+            return true;
+        }
+        default:
+            return bad("value");
+    }
+}
+
+bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
+    const Type s = scalar_of(t);
+    const bool elems = s == Type::element;
+    Token tok;
+    if (!next(tok)) return false;
+    if (tok.kind != Token::lbracket)
+        return fail(tok.begin, "dmx.kv2-syntax", "expected '[' after an array type");
+    gap(tok, elems ? Tk::lbracket_e : Tk::lbracket_s, o, 2);
+    ++depth_;
+    out = Value::of_type(t);
+    const std::uint32_t per = item_slots(elems);
+    std::size_t n = 0;
+    bool comma_after_last = false;
+    std::vector<std::size_t> missing_commas;
+    for (;;) {
+        if (!next(tok)) return false;
+        const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(n);
+        if (tok.kind == Token::rbracket) {
+            gap(tok, elems ? Tk::rbracket_e : Tk::rbracket_s, o, base);
+            --depth_;
+            break;
+        }
+        if (tok.kind == Token::comma) {
+            if (n == 0 || comma_after_last)
+                return fail(tok.begin, "dmx.kv2-syntax", "unexpected ','");
+            gap(tok, elems ? Tk::comma_e : Tk::comma_s, o, base - 1);
+            comma_after_last = true;
+            continue;
+        }
+        if (tok.kind != Token::str)
+            return fail(tok.begin, "dmx.kv2-syntax", "expected an array item or ']'");
+        if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
+        comma_after_last = false;
+        if (elems) {
+            auto& items = out.get<std::vector<ElementRef>>();
+            if (tok.raw == "element") {
+                gap(tok, Tk::item_kw, o, base);
+                Token ref;
+                if (!next(ref)) return false;
+                if (ref.kind != Token::str)
+                    return fail(ref.begin, "dmx.kv2-syntax", "expected an element id");
+                gap(ref, Tk::item_ref, o, base + 1);
+                Value v;
+                if (!parse_value(Type::element, ref, v, n, o)) return false;
+                items.push_back(v.get<ElementRef>());
+            } else {
+                gap(tok, Tk::item_class, o, base);
+                ElementRef r;
+                if (!parse_element(tok, Tk::item_class, r)) return false;
+                items.push_back(r);
+            }
+        } else {
+            gap(tok, Tk::item_s, o, base);
+            bool fast = true, ok = true;
+            switch (s) {
+                case Type::int32:
+                    ok = parse_items(out.get<std::vector<std::int32_t>>(), tok, n, o);
+                    break;
+                case Type::float32:
+                    ok = parse_items(out.get<std::vector<float>>(), tok, n, o);
+                    break;
+                case Type::vector2:
+                    ok = parse_items(out.get<std::vector<Vector2>>(), tok, n, o);
+                    break;
+                case Type::vector3:
+                    ok = parse_items(out.get<std::vector<Vector3>>(), tok, n, o);
+                    break;
+                case Type::vector4:
+                    ok = parse_items(out.get<std::vector<Vector4>>(), tok, n, o);
+                    break;
+                case Type::quaternion:
+                    ok = parse_items(out.get<std::vector<Quaternion>>(), tok, n, o);
+                    break;
+                default:
+                    fast = false;
+            }
+            if (!ok) return false;
+            if (fast) {
+                ++n;
+                continue;
+            }
+            Value v;
+            if (!parse_value(s, tok, v, n, o)) return false;
+            out.visit([&](auto& arr) {
+                using A = std::decay_t<decltype(arr)>;
+                if constexpr (requires {
+                                  typename A::value_type;
+                                  arr.push_back(typename A::value_type{});
+                              } &&
+                              !std::is_same_v<A, std::string> && !std::is_same_v<A, Binary>) {
+                    using T = typename A::value_type;
+                    if (auto* p = v.get_if<T>()) arr.push_back(std::move(*p));
+                }
+            });
+        }
+        ++n;
+    }
+    if (comma_after_last) record(o, kComma | static_cast<std::uint32_t>(n - 1), ",");
+    for (std::size_t k : missing_commas) record(o, kComma | static_cast<std::uint32_t>(k), "");
+    return true;
+}
+
+bool Kv2Reader::parse_attribute(ElementRef owner, const Token& name_tok) {
+    Token type_tok;
+    if (!next(type_tok)) return false;
+    if (type_tok.kind != Token::str)
+        return fail(type_tok.begin, "dmx.kv2-syntax", "expected an attribute type");
+    Element& e = doc_[owner];
+    const std::string_view type_text = type_tok.raw;
+    const std::optional<Type> parsed = type_tok.escaped ? std::nullopt : type_from_name(type_text);
+    const bool known = parsed.has_value();
+    const Type type = parsed.value_or(Type::element);
+
+    const auto ai = static_cast<std::int32_t>(e.attributes.size());
+    Attribute& a = e.attributes.emplace_back();
+    a.name = doc_.intern(unescape(name_tok));
+    const Owner o{owner.index, ai};
+    gap(name_tok, Tk::name, o, 0);
+    check_string(name_tok, a.name.str(), o, kRaw | 0);
+    auto attr = [&]() -> Attribute& {
+        return doc_[owner].attributes[static_cast<std::size_t>(ai)];
+    };
+    cur_element_ = owner.index;
+    cur_attr_ = ai;
+    if (!known) {
+        // Any other type name is the class of an element written inline.
+        gap(type_tok, Tk::attr_class, o, 1);
+        ElementRef r;
+        if (!parse_element(type_tok, Tk::attr_class, r)) return false;
+        attr().value = r;
+        return true;
+    }
+    gap(type_tok, Tk::type, o, 1);
+    if (type_text != type_name(type)) record(o, kRaw | 1, type_text);
+    if (is_array(type)) {
+        Value v;
+        if (!parse_array(type, o, v)) return false;
+        attr().value = std::move(v);
+        return true;
+    }
+    Token value_tok;
+    if (!next(value_tok)) return false;
+    if (value_tok.kind != Token::str)
+        return fail(value_tok.begin, "dmx.kv2-syntax", "expected a quoted value");
+    gap(value_tok, type == Type::binary ? Tk::value_bin : Tk::value, o, 2);
+    Value v;
+    if (!parse_value(type, value_tok, v, 0, o)) return false;
+    attr().value = std::move(v);
+    return true;
+}
+
+bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef& out) {
+    if (++nesting_ > opt_.max_depth) {
+        return fail(class_tok.begin, "dmx.too-deep",
+                    fmt::format("elements nested deeper than {}", opt_.max_depth));
+    }
+    const std::int32_t parent_element = cur_element_, parent_attr = cur_attr_;
+    const std::string_view cls = unescape(class_tok);
+    out = doc_.add_element(cls == "$prefix_element$" && class_kind == Tk::top_class ? "DmElement"
+                                                                                    : cls);
+    doc_[out].kv2_id_line = Element::kNoLine;
+    doc_[out].kv2_name_line = Element::kNoLine;
+    const Owner eo{out.index, -1};
+    if (class_kind == Tk::top_class) {
+        gap(class_tok, Tk::top_class, eo, kSlotTopGap);
+        doc_.kv2().toplevel.push_back(out);
+        if (cls == "$prefix_element$" && doc_.prefix.is_null()) {
+            doc_.prefix = out;
+        } else if (doc_.root.is_null()) {
+            doc_.root = out;
+        }
+    } else {
+        order_.push_back(out.index);
+    }
+    check_string(class_tok, cls, eo, kRaw | 0);
+    Token tok;
+    if (!next(tok)) return false;
+    if (tok.kind != Token::lbrace) {
+        return fail(tok.begin, "dmx.kv2-syntax",
+                    "expected '{' after element type '" + printable(cls) + "'");
+    }
+    gap(tok, Tk::lbrace, eo, kSlotOpenGap);
+    ++depth_;
+    std::uint16_t line = 0;
+    bool named = false;
+    for (;;) {
+        cur_element_ = out.index;
+        cur_attr_ = -1;
+        if (!next(tok)) return false;
+        if (tok.kind == Token::rbrace) {
+            --depth_;
+            const Tk closer = class_kind == Tk::top_class    ? Tk::rbrace_top
+                              : class_kind == Tk::attr_class ? Tk::rbrace_attr
+                                                             : Tk::rbrace_item;
+            gap(tok, closer, eo, kSlotCloseGap);
+            break;
+        }
+        if (tok.kind != Token::str)
+            return fail(tok.begin, "dmx.kv2-syntax", "expected an attribute name or '}'");
+        Element& e = doc_[out];
+        // "id" "elementid" and the first "name" "string" are the element's own fields.
+        if (tok.raw == "id" && !e.has_id() && !noids_) {
+            const std::size_t save = pos_;
+            Token t2;
+            if (!next(t2)) return false;
+            if (t2.kind == Token::str && t2.raw == "elementid") {
+                gap(tok, Tk::name, eo, kSlotIdGap);
+                gap(t2, Tk::type, eo, kSlotIdGap + 1);
+                Token v;
+                if (!next(v)) return false;
+                if (v.kind != Token::str)
+                    return fail(v.begin, "dmx.kv2-syntax", "expected the element id");
+                gap(v, Tk::value, eo, kSlotIdGap + 2);
+                auto g = Guid::parse(v.raw);
+                if (!g)
+                    return fail(v.begin, "dmx.bad-guid",
+                                "element id '" + printable(v.raw) + "' is not a GUID");
+                if (!defined_.emplace(*g, out).second) {
+                    return fail(v.begin, "dmx.duplicate-id",
+                                "element id " + g->to_string() + " is defined twice");
+                }
+                doc_[out].set_id(*g);
+                if (!lower_case(v.raw)) record(eo, kRaw | 2, v.raw);
+                doc_[out].kv2_id_line = line++;
+                continue;
+            }
+            pos_ = save;
+        }
+        if (tok.raw == "name" && !named) {
+            const std::size_t save = pos_;
+            Token t2;
+            if (!next(t2)) return false;
+            if (t2.kind == Token::str && t2.raw == "string") {
+                gap(tok, Tk::name, eo, kSlotNameGap);
+                gap(t2, Tk::type, eo, kSlotNameGap + 1);
+                Token v;
+                if (!next(v)) return false;
+                if (v.kind != Token::str)
+                    return fail(v.begin, "dmx.kv2-syntax", "expected the element name");
+                gap(v, Tk::value, eo, kSlotNameGap + 2);
+                const std::string_view nm = unescape(v);
+                doc_[out].name.assign(nm);
+                check_string(v, nm, eo, kRaw | 3);
+                doc_[out].kv2_name_line = line++;
+                named = true;
+                continue;
+            }
+            pos_ = save;
+        }
+        if (!parse_attribute(out, tok)) return false;
+        ++line;
+    }
+    --nesting_;
+    cur_element_ = parent_element;
+    cur_attr_ = parent_attr;
+    return true;
+}
+
+Result<void> Kv2Reader::run() {
+    const Header& h = doc_.header;
+    noids_ = h.encoding == "keyvalues2_noids";
+    header_end_ = pos_;
+    // A layout hint line directly after the header (io.hpp).
+    {
+        std::size_t p = pos_;
+        std::string_view nl;
+        if (text_.substr(p, 2) == "\r\n") {
+            nl = "\r\n";
+        } else if (text_.substr(p, 1) == "\n") {
+            nl = "\n";
+        }
+        if (!nl.empty() && text_.substr(p + nl.size(), kHintPrefix.size()) == kHintPrefix) {
+            const std::size_t b = p + nl.size() + kHintPrefix.size();
+            std::size_t e = text_.find('\n', b);
+            if (e == std::string_view::npos) e = text_.size();
+            std::size_t payload_end = e;
+            if (payload_end > b && text_[payload_end - 1] == '\r') --payload_end;
+            // Only a hint whose line break matches the next one is ours (the writer uses one).
+            const std::string_view after = text_.substr(payload_end);
+            if (after.substr(0, nl.size()) == nl || after.empty()) {
+                hint_ = text_.substr(b, payload_end - b);
+                pos_ = payload_end;
+            }
+        }
+    }
+    Token tok;
+    for (bool first = true;; first = false) {
+        cur_element_ = cur_attr_ = -1;
+        if (!next(tok)) return std::move(*error_);
+        if (first) first_token_ = tok.begin;
+        if (tok.kind == Token::eof) {
+            gap(tok, Tk::end, Owner{}, kSlotEnd);
+            break;
+        }
+        if (tok.kind != Token::str) {
+            return error_at(tok.begin, "dmx.kv2-syntax", "expected an element type at top level");
+        }
+        ElementRef r;
+        if (!parse_element(tok, Tk::top_class, r)) return std::move(*error_);
+    }
+    return finish();
+}
+
+// A layout line is applied only if writing it again gives the same text; anything else that
+// looks like one stays a comment, so every file still writes back unchanged.
+void Kv2Reader::use_hint() {
+    Document trial = doc_.clone();
+    bool ok = apply_binary_layout_hint(hint_, trial).ok();
+    if (ok) {
+        std::vector<std::int32_t> ordinal(trial.size());
+        for (std::size_t i = 0; i < trial.size(); ++i) {
+            ordinal[i] = trial.elements()[i].external() ? -1 : static_cast<std::int32_t>(i);
+        }
+        ok = binary_layout_hint(trial, ordinal) == hint_;
+    }
+    if (ok) {
+        doc_ = std::move(trial);
+        return;
+    }
+    const std::string gap(text_.substr(header_end_, first_token_ - header_end_));
+    Kv2Trivia* t = &doc_.kv2().document;
+    std::uint32_t slot = kSlotEnd;
+    if (!doc_.kv2().toplevel.empty()) {
+        t = &trivia(Owner{doc_.kv2().toplevel.front().index, -1});
+        slot = kSlotTopGap;
+    }
+    auto it = std::lower_bound(t->entries.begin(), t->entries.end(), slot,
+                               [](const auto& e, std::uint32_t s) { return e.first < s; });
+    if (it != t->entries.end() && it->first == slot) {
+        it->second = gap;
+    } else {
+        t->entries.insert(it, {slot, gap});
+    }
+}
+
+Result<void> Kv2Reader::finish() {
+    // Resolve references by id; unknown ids are elements of another file (externals).
+    std::vector<std::int32_t> target(ref_guids_.size());
+    for (std::size_t k = 0; k < ref_guids_.size(); ++k) {
+        auto it = defined_.find(ref_guids_[k]);
+        target[k] =
+            it != defined_.end() ? it->second.index : doc_.add_external(ref_guids_[k]).index;
+    }
+    auto fix = [&](ElementRef& r) {
+        if (r.index <= -3) r.index = target[static_cast<std::size_t>(-3 - r.index)];
+    };
+    for (Element& e : doc_.elements()) {
+        for (Attribute& a : e.attributes) {
+            if (auto* r = a.value.get_if<ElementRef>()) fix(*r);
+            if (auto* v = a.value.get_if<std::vector<ElementRef>>()) {
+                for (ElementRef& r : *v) fix(r);
+            }
+        }
+    }
+    // Which reference each inline definition was written at.
+    std::vector<std::int32_t> seen(doc_.size(), 0);
+    for (std::int32_t x : order_) {
+        if (x >= 0) {
+            doc_.elements()[static_cast<std::size_t>(x)].kv2_inline_ref =
+                seen[static_cast<std::size_t>(x)]++;
+        } else {
+            ++seen[static_cast<std::size_t>(target[static_cast<std::size_t>(-3 - x)])];
+        }
+    }
+    for (Kv2Trivia& t : doc_.kv2().trivia) {
+        std::stable_sort(t.entries.begin(), t.entries.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+    // Gaps never seen keep Valve's layout with this file's line break.
+    const std::size_t nl = text_.find('\n');
+    const Kv2Style valve = Kv2Style::valve_with(
+        nl != std::string_view::npos && nl > 0 && text_[nl - 1] == '\r' ? "\r\n" : "\n");
+    style_->newline = valve.newline;
+    for (std::size_t k = 0; k < style_->gaps.size(); ++k) {
+        if (!style_->learned[k]) style_->gaps[k] = valve.gaps[k];
+    }
+    doc_.kv2().style = style_;
+    doc_.kv2().placement_known = true;
+    if (!hint_.empty()) use_hint();
+    return success();
+}
+
+}  // namespace
+
+Result<void> read_kv2(std::string_view text, std::size_t body_offset, Document& doc,
+                      const ReadOptions& opt) {
+    Kv2Reader r(text, body_offset, doc, opt);
+    return r.run();
+}
+
+}  // namespace lk::dmx::detail

@@ -1,0 +1,421 @@
+// keyvalues2 writer: replays the document's placement and learned style (kv2_style.hpp), or
+// Valve's layout for documents that come from binary or for `dump`.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "internal.hpp"
+#include "kv2_style.hpp"
+#include "levelkit/core/text.hpp"
+
+namespace lk::dmx::detail {
+
+namespace {
+
+constexpr std::int32_t kInlineEverywhere = -2;
+// The reader's default nesting limit (ReadOptions::max_depth): everything it reads is written
+// back as it was, and everything written reads back; it also bounds the writer's recursion.
+constexpr int kMaxNesting = static_cast<int>(kDefaultMaxDepth);
+
+const std::string* find_slot(const Kv2Trivia* t, std::uint32_t slot) {
+    if (!t) return nullptr;
+    auto it = std::lower_bound(t->entries.begin(), t->entries.end(), slot,
+                               [](const auto& e, std::uint32_t s) { return e.first < s; });
+    return it != t->entries.end() && it->first == slot ? &it->second : nullptr;
+}
+
+class Kv2Writer {
+  public:
+    Kv2Writer(const Document& doc, std::string& out, const Kv2WriteOptions& opt)
+        : doc_(doc), out_(out), opt_(opt) {}
+
+    Result<void> run();
+
+  private:
+    const Kv2Trivia* trivia(std::uint32_t index) const {
+        return use_trivia_ && index != kNoTrivia && index < doc_.kv2().trivia.size()
+                   ? &doc_.kv2().trivia[index]
+                   : nullptr;
+    }
+    void gap(Tk next, const Kv2Trivia* t, std::uint32_t slot) {
+        const std::size_t key = gap_key(prev_, next);
+        prev_ = next;
+        if (const std::string* s = find_slot(t, slot)) {
+            out_ += *s;
+        } else {
+            expand_gap(*style_, key, depth_, out_);
+        }
+    }
+    void quoted(const Kv2Trivia* t, std::uint32_t slot, std::string_view text) {
+        out_ += '"';
+        if (const std::string* s = find_slot(t, slot)) {
+            out_ += *s;
+        } else {
+            append_escaped(text, style_->strings, out_);
+        }
+        out_ += '"';
+    }
+    template <class F>
+    void quoted_value(const Kv2Trivia* t, std::uint32_t slot, F&& spell) {
+        out_ += '"';
+        if (const std::string* s = find_slot(t, slot)) {
+            out_ += *s;
+        } else {
+            spell();
+        }
+        out_ += '"';
+    }
+
+    void plan();
+    bool writes_id(ElementRef e) const;
+    void append_id(ElementRef e);
+    Result<void> write_element(ElementRef e, Tk kind);
+    Result<void> write_attribute(const Attribute& a);
+    // Counts a reference to `r`; true if this reference is where `r` is written inline.
+    bool goes_inline(ElementRef r);
+    void append_scalar(const Value& v, std::size_t item);
+
+    const Document& doc_;
+    std::string& out_;
+    const Kv2WriteOptions& opt_;
+    const Kv2Style* style_ = nullptr;
+    bool use_trivia_ = false;
+    bool noids_ = false;
+    bool all_ids_ = false;  // fresh layout: every element gets an id line (Valve)
+    int version_ = 1;
+    Tk prev_ = Tk::header;
+    int depth_ = 0;
+    int nesting_ = 0;
+
+    std::vector<ElementRef> toplevel_;
+    std::vector<std::int32_t> inline_ref_;  // -1 = top-level
+    std::vector<std::int32_t> seen_;
+    std::vector<std::int32_t> refcount_;
+    std::vector<char> written_, on_stack_;
+    std::vector<std::int32_t> text_ordinal_;
+    std::int32_t next_ordinal_ = 0;
+};
+
+void Kv2Writer::plan() {
+    const std::size_t n = doc_.size();
+    refcount_.assign(n, 0);
+    for (const Element& e : doc_.elements()) {
+        doc_.for_each_ref(e, [&](const Attribute&, ElementRef r) {
+            if (doc_.valid(r)) ++refcount_[static_cast<std::size_t>(r.index)];
+        });
+    }
+    inline_ref_.assign(n, -1);
+    if (use_trivia_ && doc_.kv2().placement_known && !noids_) {
+        for (ElementRef r : doc_.kv2().toplevel) {
+            if (doc_.valid(r)) toplevel_.push_back(r);
+        }
+        for (std::size_t i = 0; i < n; ++i) inline_ref_[i] = doc_.elements()[i].kv2_inline_ref;
+        for (ElementRef r : toplevel_) inline_ref_[static_cast<std::size_t>(r.index)] = -1;
+        return;
+    }
+    const bool flat = doc_.header.encoding == "keyvalues2_flat";
+    std::vector<char> top(n, 0);
+    auto add_top = [&](ElementRef r) {
+        if (!doc_.valid(r) || top[static_cast<std::size_t>(r.index)] || doc_[r].external()) {
+            return;
+        }
+        top[static_cast<std::size_t>(r.index)] = 1;
+        toplevel_.push_back(r);
+    };
+    add_top(doc_.prefix);
+    add_top(doc_.root);
+    for (std::size_t i = 0; i < n; ++i) {
+        const ElementRef r{static_cast<std::int32_t>(i)};
+        const std::int32_t c = refcount_[i];
+        if (flat || (noids_ ? c == 0 : c != 1)) add_top(r);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!top[i]) inline_ref_[i] = noids_ ? kInlineEverywhere : 0;
+    }
+}
+
+bool Kv2Writer::writes_id(ElementRef e) const {
+    if (noids_) return false;
+    const Element& el = doc_[e];
+    if (el.has_id() || all_ids_) return true;
+    // An element without id can stay without one only where nothing refers to it by id.
+    const auto i = static_cast<std::size_t>(e.index);
+    return refcount_[i] > (inline_ref_[i] < 0 ? 0 : 1);
+}
+
+void Kv2Writer::append_id(ElementRef e) {
+    const Element& el = doc_[e];
+    if (!el.id_text.empty()) {
+        out_ += el.id_text;
+    } else {
+        (el.has_id() ? el.id : generated_id(doc_, e)).append_to(out_);
+    }
+}
+
+bool Kv2Writer::goes_inline(ElementRef r) {
+    if (!doc_.valid(r) || doc_[r].external()) return false;
+    const auto i = static_cast<std::size_t>(r.index);
+    const std::int32_t c = seen_[i]++;
+    if (inline_ref_[i] == kInlineEverywhere) return true;
+    // Past the nesting limit an element is written at top level instead (recursion bound).
+    return !written_[i] && inline_ref_[i] >= 0 && inline_ref_[i] == c && nesting_ < kMaxNesting;
+}
+
+void Kv2Writer::append_scalar(const Value& v, std::size_t item) {
+    v.visit([&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (requires { typename T::value_type; } && !std::is_same_v<T, std::string> &&
+                      !std::is_same_v<T, Binary>) {
+            if constexpr (std::is_same_v<T, std::vector<bool>>) {
+                out_ += x[item] ? '1' : '0';
+            } else {
+                Value one(x[item]);
+                append_scalar(one, 0);
+            }
+        } else if constexpr (std::is_same_v<T, ElementRef>) {
+            if (doc_.valid(x)) append_id(x);
+        } else if constexpr (std::is_same_v<T, std::int32_t>) {
+            append_int(out_, x);
+        } else if constexpr (std::is_same_v<T, float>) {
+            append_float(x, style_->floats, out_);
+        } else if constexpr (std::is_same_v<T, bool>) {
+            out_ += x ? '1' : '0';
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            append_escaped(x, style_->strings, out_);
+        } else if constexpr (std::is_same_v<T, Binary>) {
+            append_binary(x, style_->binaries, depth_, out_);
+        } else if constexpr (std::is_same_v<T, Time>) {
+            append_time(x, out_);
+        } else if constexpr (std::is_same_v<T, Color>) {
+            append_int(out_, x.r);
+            out_ += ' ';
+            append_int(out_, x.g);
+            out_ += ' ';
+            append_int(out_, x.b);
+            out_ += ' ';
+            append_int(out_, x.a);
+        } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+            append_uint64(x, out_);
+        } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+            append_int(out_, x);
+        } else if constexpr (std::is_same_v<T, Guid>) {
+            x.append_to(out_);
+        } else {
+            // Vectors, angles, quaternions and matrices: their floats separated by spaces.
+            const float* f = reinterpret_cast<const float*>(&x);
+            for (std::size_t k = 0; k < sizeof(T) / sizeof(float); ++k) {
+                if (k) out_ += ' ';
+                append_float(f[k], style_->floats, out_);
+            }
+        }
+    });
+}
+
+Result<void> Kv2Writer::write_attribute(const Attribute& a) {
+    const Kv2Trivia* t = trivia(a.kv2_trivia);
+    gap(Tk::name, t, 0);
+    quoted(t, kRaw | 0, a.name.str());
+    const Type type = a.value.type();
+    if (auto* r = a.value.get_if<ElementRef>(); r && goes_inline(*r)) {
+        gap(Tk::attr_class, t, 1);
+        return write_element(*r, Tk::attr_class);
+    }
+    gap(Tk::type, t, 1);
+    quoted(t, kRaw | 1, type_name(type));
+    if (!is_array(type)) {
+        gap(type == Type::binary ? Tk::value_bin : Tk::value, t, 2);
+        quoted_value(t, kRawValue, [&] { append_scalar(a.value, 0); });
+        return success();
+    }
+    const bool elems = type == Type::element_array;
+    gap(elems ? Tk::lbracket_e : Tk::lbracket_s, t, 2);
+    out_ += '[';
+    ++depth_;
+    const std::size_t n = a.value.array_size();
+    const std::uint32_t per = item_slots(elems);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(i);
+        const std::uint32_t item = static_cast<std::uint32_t>(i);
+        if (elems) {
+            const ElementRef r = a.value.get<std::vector<ElementRef>>()[i];
+            if (goes_inline(r)) {
+                gap(Tk::item_class, t, base);
+                LK_TRY(write_element(r, Tk::item_class));
+            } else {
+                gap(Tk::item_kw, t, base);
+                out_ += "\"element\"";
+                gap(Tk::item_ref, t, base + 1);
+                quoted_value(t, kRawValue | item, [&] {
+                    if (doc_.valid(r)) append_id(r);
+                });
+            }
+        } else {
+            gap(Tk::item_s, t, base);
+            quoted_value(t, kRawValue | item, [&] { append_scalar(a.value, i); });
+        }
+        const bool comma = (i + 1 < n) != (find_slot(t, kComma | item) != nullptr);
+        if (comma) {
+            gap(elems ? Tk::comma_e : Tk::comma_s, t, base + per - 1);
+            out_ += ',';
+        }
+    }
+    gap(elems ? Tk::rbracket_e : Tk::rbracket_s, t,
+        kSlotItems + per * static_cast<std::uint32_t>(n));
+    out_ += ']';
+    --depth_;
+    return success();
+}
+
+Result<void> Kv2Writer::write_element(ElementRef e, Tk kind) {
+    const auto ei = static_cast<std::size_t>(e.index);
+    if (on_stack_[ei] && noids_) {
+        return Diagnostic::error("dmx.cyclic",
+                                 "keyvalues2_noids cannot hold a reference cycle (element " +
+                                     std::to_string(e.index) + " contains itself)")
+            .with_path(fmt::format("element[{}] {}", e.index, doc_[e].type.str()));
+    }
+    if (nesting_ >= kMaxNesting) {
+        return Diagnostic::error(
+                   "dmx.too-deep",
+                   fmt::format("keyvalues2_noids cannot nest elements deeper than {}", kMaxNesting))
+            .with_path(fmt::format("element[{}] {}", e.index, doc_[e].type.str()));
+    }
+    ++nesting_;
+    written_[ei] = 1;
+    on_stack_[ei] = 1;
+    text_ordinal_[ei] = next_ordinal_++;
+    const Element& el = doc_[e];
+    const Kv2Trivia* t = trivia(el.kv2_trivia);
+    if (kind == Tk::top_class) gap(Tk::top_class, t, kSlotTopGap);
+    quoted(t, kRaw | 0,
+           e == doc_.prefix && kind == Tk::top_class ? std::string_view("$prefix_element$")
+                                                     : el.type.str());
+    gap(Tk::lbrace, t, kSlotOpenGap);
+    out_ += '{';
+    ++depth_;
+
+    // Line order: attributes, with the id and name lines at their recorded slots.
+    const bool id_line = writes_id(e);
+    bool name_line;
+    if (use_trivia_ && el.kv2_name_line != Element::kAutoLine) {
+        name_line = el.kv2_name_line != Element::kNoLine || !el.name.empty();
+    } else {
+        // Source 2 writers drop empty names (notes §4.3).
+        name_line = !el.name.empty() || version_ < 4;
+    }
+    std::size_t id_at = 0, name_at = id_line ? 1 : 0;
+    if (use_trivia_ && el.kv2_id_line < Element::kNoLine) id_at = el.kv2_id_line;
+    if (use_trivia_ && el.kv2_name_line < Element::kNoLine) name_at = el.kv2_name_line;
+    enum Line : std::uint8_t { attribute, id, name };
+    std::vector<Line> lines(el.attributes.size(), attribute);
+    std::pair<std::size_t, Line> extra[2];
+    int extras = 0;
+    if (id_line) extra[extras++] = {id_at, id};
+    if (name_line) extra[extras++] = {name_at, name};
+    if (extras == 2 && extra[1].first < extra[0].first) std::swap(extra[0], extra[1]);
+    for (int x = 0; x < extras; ++x) {
+        const std::size_t at = std::min(extra[x].first, lines.size());
+        lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), extra[x].second);
+    }
+    std::size_t k = 0;
+    for (Line line : lines) {
+        if (line == id) {
+            gap(Tk::name, t, kSlotIdGap);
+            out_ += "\"id\"";
+            gap(Tk::type, t, kSlotIdGap + 1);
+            out_ += "\"elementid\"";
+            gap(Tk::value, t, kSlotIdGap + 2);
+            quoted_value(t, kRaw | 2, [&] { append_id(e); });
+        } else if (line == name) {
+            gap(Tk::name, t, kSlotNameGap);
+            out_ += "\"name\"";
+            gap(Tk::type, t, kSlotNameGap + 1);
+            out_ += "\"string\"";
+            gap(Tk::value, t, kSlotNameGap + 2);
+            quoted(t, kRaw | 3, el.name);
+        } else {
+            LK_TRY(write_attribute(el.attributes[k++]));
+        }
+    }
+
+    --depth_;
+    const Tk closer = kind == Tk::top_class    ? Tk::rbrace_top
+                      : kind == Tk::attr_class ? Tk::rbrace_attr
+                                               : Tk::rbrace_item;
+    gap(closer, t, kSlotCloseGap);
+    out_ += '}';
+    on_stack_[ei] = 0;
+    --nesting_;
+    return success();
+}
+
+Result<void> Kv2Writer::run() {
+    const bool keep = !opt_.dump && doc_.kv2().style != nullptr;
+    use_trivia_ = keep;
+    style_ = keep ? doc_.kv2().style.get() : &Kv2Style::valve();
+    noids_ = !opt_.dump && doc_.header.encoding == "keyvalues2_noids";
+    version_ = doc_.header.encoding_version;
+    if (opt_.dump) {
+        bool v4 = doc_.valid(doc_.prefix);
+        for (const Element& e : doc_.elements()) {
+            for (const Attribute& a : e.attributes) {
+                v4 = v4 || !kv2_can_hold(1, a.value.type());
+            }
+        }
+        version_ = v4 ? 4 : 1;
+    }
+    plan();
+    all_ids_ = !noids_ && !(use_trivia_ && doc_.kv2().placement_known);
+
+    const std::size_t n = doc_.size();
+    seen_.assign(n, 0);
+    written_.assign(n, 0);
+    on_stack_.assign(n, 0);
+    text_ordinal_.assign(n, -1);
+
+    if (opt_.dump) {
+        Header h = doc_.header;
+        h.encoding = "keyvalues2";
+        h.encoding_version = version_;
+        h.legacy = false;
+        h.text.clear();
+        out_ += header_line(h);
+    } else if (doc_.header.is_kv2()) {
+        std::string scratch;
+        out_ += header_text(doc_.header, scratch);
+    } else {
+        out_ += header_line(doc_.header);
+    }
+    const std::size_t hint_at = out_.size();
+
+    for (ElementRef r : toplevel_) {
+        if (written_[static_cast<std::size_t>(r.index)]) continue;
+        LK_TRY(write_element(r, Tk::top_class));
+    }
+    // Elements the placement did not reach (new, or unreferenced) become top-level blocks.
+    for (std::size_t i = 0; i < n; ++i) {
+        const ElementRef r{static_cast<std::int32_t>(i)};
+        if (!written_[i] && !doc_[r].external()) LK_TRY(write_element(r, Tk::top_class));
+    }
+    gap(Tk::end, use_trivia_ ? &doc_.kv2().document : nullptr, kSlotEnd);
+
+    if (opt_.layout_hints && !opt_.dump && !noids_) {
+        const std::string hint = binary_layout_hint(doc_, text_ordinal_);
+        if (!hint.empty()) {
+            std::string line = style_->newline;
+            line += kHintPrefix;
+            line += hint;
+            out_.insert(hint_at, line);
+        }
+    }
+    return success();
+}
+
+}  // namespace
+
+Result<void> write_kv2(const Document& doc, std::string& out, const Kv2WriteOptions& opt) {
+    Kv2Writer w(doc, out, opt);
+    return w.run();
+}
+
+}  // namespace lk::dmx::detail

@@ -1,0 +1,264 @@
+// Binary element order and string table policies (notes/dmx.md §3.3, §3.8).
+#include <algorithm>
+#include <unordered_set>
+
+#include "internal.hpp"
+
+namespace lk::dmx::detail {
+
+namespace {
+constexpr std::string_view kPrefixAttribute = "$prefix_attribute$";
+}
+
+bool in_binary_index(const Document& doc, ElementRef e) {
+    const Element* el = doc.get(e);
+    if (!el || el->external()) return false;
+    return !(e == doc.prefix && !el->has_id());
+}
+
+std::vector<ElementRef> policy_order(const Document& doc, BinaryLayout::ElementOrder policy) {
+    std::vector<ElementRef> out;
+    if (!in_binary_index(doc, doc.root)) return out;
+    std::vector<char> seen(doc.size(), 0);
+    auto take = [&](ElementRef r) {
+        if (!in_binary_index(doc, r) || seen[static_cast<std::size_t>(r.index)]) return false;
+        seen[static_cast<std::size_t>(r.index)] = 1;
+        out.push_back(r);
+        return true;
+    };
+    if (policy == BinaryLayout::ElementOrder::breadth_first) {
+        take(doc.root);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            doc.for_each_ref(doc[out[i]], [&](const Attribute&, ElementRef r) { take(r); });
+        }
+        return out;
+    }
+    // Depth-first pre-order; Valve visits attributes from the last-added to the first and the
+    // items of an array first to last.
+    const bool reverse = policy == BinaryLayout::ElementOrder::valve;
+    struct Frame {
+        ElementRef e;
+        std::size_t attr;  // attributes still to visit (counting down when reverse)
+        std::size_t item;
+    };
+    std::vector<Frame> stack;
+    auto enter = [&](ElementRef r) {
+        if (take(r)) {
+            stack.push_back({r, reverse ? doc[r].attributes.size() : 0, 0});
+        }
+    };
+    enter(doc.root);
+    while (!stack.empty()) {
+        Frame& f = stack.back();
+        const auto& attrs = doc[f.e].attributes;
+        const bool done = reverse ? f.attr == 0 : f.attr >= attrs.size();
+        if (done) {
+            stack.pop_back();
+            continue;
+        }
+        const Value& v = attrs[reverse ? f.attr - 1 : f.attr].value;
+        ElementRef next;
+        bool advance = true;
+        if (auto* r = v.get_if<ElementRef>()) {
+            next = *r;
+        } else if (auto* arr = v.get_if<std::vector<ElementRef>>()) {
+            if (f.item < arr->size()) {
+                next = (*arr)[f.item++];
+                advance = false;
+            }
+        }
+        if (advance) {
+            f.attr = reverse ? f.attr - 1 : f.attr + 1;
+            f.item = 0;
+        }
+        if (!next.is_null()) enter(next);
+    }
+    return out;
+}
+
+std::vector<ElementRef> binary_element_order(const Document& doc) {
+    const BinaryLayout& L = doc.binary;
+    std::vector<ElementRef> out;
+    if (L.element_order == BinaryLayout::ElementOrder::stored) {
+        if (in_binary_index(doc, doc.root)) out.push_back(doc.root);
+        for (std::size_t i = 0; i < doc.size(); ++i) {
+            const ElementRef r{static_cast<std::int32_t>(i)};
+            if (r != doc.root && in_binary_index(doc, r)) out.push_back(r);
+        }
+        return out;
+    }
+    if (L.element_order == BinaryLayout::ElementOrder::listed) {
+        std::vector<char> placed(doc.size(), 0);
+        auto take = [&](ElementRef r) {
+            if (in_binary_index(doc, r) && !placed[static_cast<std::size_t>(r.index)]) {
+                placed[static_cast<std::size_t>(r.index)] = 1;
+                out.push_back(r);
+            }
+        };
+        take(doc.root);
+        for (ElementRef r : L.order) take(r);
+        for (std::size_t i = 0; i < doc.size(); ++i) take(ElementRef{static_cast<std::int32_t>(i)});
+        return out;
+    }
+    std::vector<ElementRef> reached = policy_order(doc, L.element_order);
+    std::vector<char> placed(doc.size(), 0);
+    for (ElementRef r : reached) placed[static_cast<std::size_t>(r.index)] = 1;
+    // Unreachable index elements: at their recorded positions, Hammer's prefix duplicate right
+    // after the root (Valve reaches it through the root's unsaved "$prefix_attribute$"), the
+    // rest at the end in document order.
+    std::vector<std::pair<std::uint32_t, ElementRef>> at = L.unreachable;
+    std::erase_if(at, [&](const auto& p) {
+        if (!in_binary_index(doc, p.second) || placed[static_cast<std::size_t>(p.second.index)]) {
+            return true;
+        }
+        placed[static_cast<std::size_t>(p.second.index)] = 1;
+        return false;
+    });
+    if (in_binary_index(doc, doc.prefix) && !placed[static_cast<std::size_t>(doc.prefix.index)]) {
+        placed[static_cast<std::size_t>(doc.prefix.index)] = 1;
+        at.emplace_back(1, doc.prefix);
+    }
+    std::stable_sort(at.begin(), at.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t k = 0, ai = 0;
+    while (k < reached.size() || ai < at.size()) {
+        if (ai < at.size() && (at[ai].first <= out.size() || k == reached.size())) {
+            out.push_back(at[ai++].second);
+        } else {
+            out.push_back(reached[k++]);
+        }
+    }
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        const ElementRef r{static_cast<std::int32_t>(i)};
+        if (!placed[i] && in_binary_index(doc, r)) out.push_back(r);
+    }
+    // The root is element 0 whatever the recorded positions say.
+    if (!out.empty() && out.front() != doc.root && in_binary_index(doc, doc.root)) {
+        std::erase(out, doc.root);
+        out.insert(out.begin(), doc.root);
+    }
+    return out;
+}
+
+namespace {
+
+// Strings in Valve's GatherSymbols order; `phantoms` adds the names of attributes Valve holds
+// but does not save ("name", "$prefix_attribute$").
+template <class F>
+void gather(const Document& doc, const std::vector<ElementRef>& order, int version, bool phantoms,
+            F&& add) {
+    const bool names = version >= 4;
+    const bool dup_prefix = in_binary_index(doc, doc.prefix);
+    for (ElementRef r : order) {
+        const Element& e = doc[r];
+        add(e.type.str());
+        if (names && !e.null_name) add(std::string_view(e.name));
+        if (phantoms && dup_prefix && r == doc.root) add(kPrefixAttribute);
+        for (auto it = e.attributes.rbegin(); it != e.attributes.rend(); ++it) {
+            add(it->name.str());
+            if (names && !it->null_string) {
+                if (auto* s = it->value.get_if<std::string>()) add(std::string_view(*s));
+            }
+        }
+        if (phantoms) add("name");
+    }
+}
+
+}  // namespace
+
+std::vector<std::string_view> valve_gather(const Document& doc,
+                                           const std::vector<ElementRef>& order, int version) {
+    std::vector<std::string_view> out;
+    std::unordered_set<std::string_view> seen;
+    gather(doc, order, version, true, [&](std::string_view s) {
+        if (seen.insert(s).second) out.push_back(s);
+    });
+    return out;
+}
+
+std::vector<std::string> merge_inserts(
+    const std::vector<std::string_view>& gather,
+    const std::vector<std::pair<std::uint32_t, std::string>>& inserts) {
+    std::vector<std::string> out;
+    std::unordered_set<std::string_view> inserted;
+    for (const auto& [pos, s] : inserts) inserted.insert(s);
+    std::size_t k = 0;
+    auto flush = [&] {
+        while (k < inserts.size() && inserts[k].first <= out.size())
+            out.push_back(inserts[k++].second);
+    };
+    flush();
+    for (std::string_view s : gather) {
+        if (inserted.count(s)) continue;
+        out.emplace_back(s);
+        flush();
+    }
+    for (; k < inserts.size(); ++k) out.push_back(inserts[k].second);
+    return out;
+}
+
+std::vector<std::string_view> needed_strings(const Document& doc,
+                                             const std::vector<ElementRef>& order, int version) {
+    std::vector<std::string_view> out;
+    std::unordered_set<std::string_view> seen;
+    gather(doc, order, version, false, [&](std::string_view s) {
+        if (seen.insert(s).second) out.push_back(s);
+    });
+    return out;
+}
+
+std::vector<std::string> binary_string_table(const Document& doc,
+                                             const std::vector<ElementRef>& order, int version) {
+    const BinaryLayout& L = doc.binary;
+    std::vector<std::string> out;
+    std::unordered_set<std::string_view> seen;
+    switch (L.string_order) {
+        case BinaryLayout::StringOrder::stored: {
+            out = L.string_table;
+            for (const std::string& s : out) seen.insert(s);
+            std::vector<std::string> missing;
+            gather(doc, order, version, false, [&](std::string_view s) {
+                if (seen.insert(s).second) missing.emplace_back(s);
+            });
+            out.insert(out.end(), missing.begin(), missing.end());
+            break;
+        }
+        case BinaryLayout::StringOrder::sorted: {
+            gather(doc, order, version, false, [&](std::string_view s) {
+                if (seen.insert(s).second) out.emplace_back(s);
+            });
+            std::sort(out.begin(), out.end());
+            break;
+        }
+        case BinaryLayout::StringOrder::valve:
+            out = merge_inserts(valve_gather(doc, order, version), L.string_inserts);
+            break;
+    }
+    return out;
+}
+
+Guid generated_id(const Document& doc, ElementRef e) {
+    // FNV-1a over the format, the element's index and class, spread to 16 bytes; marked as a
+    // version-4 (random) UUID. Deterministic so repeated conversions give the same bytes.
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    auto mix = [&](std::string_view s) {
+        for (unsigned char c : s) {
+            h ^= c;
+            h *= 0x100000001b3ull;
+        }
+    };
+    mix(doc.header.format);
+    mix(std::to_string(e.index));
+    mix(doc[e].type.str());
+    Guid g;
+    for (int i = 0; i < 16; ++i) {
+        h ^= h >> 29;
+        h *= 0xbf58476d1ce4e5b9ull;
+        g.bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(h >> 56);
+    }
+    g.bytes[7] = static_cast<std::uint8_t>((g.bytes[7] & 0x0F) | 0x40);
+    g.bytes[8] = static_cast<std::uint8_t>((g.bytes[8] & 0x3F) | 0x80);
+    return g;
+}
+
+}  // namespace lk::dmx::detail

@@ -1,0 +1,403 @@
+// Typed lumps, props, entities and the pakfile, each rule as a small inline fixture.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "levelkit/bsp/bsp.hpp"
+#include "levelkit/bsp/entities.hpp"
+#include "levelkit/bsp/lumps.hpp"
+#include "levelkit/bsp/map.hpp"
+#include "levelkit/bsp/pak.hpp"
+#include "levelkit/bsp/props.hpp"
+
+using namespace lk;
+using namespace lk::bsp;
+
+namespace {
+
+Bsp map_with(std::int32_t version, LumpId id, Bytes data, std::int32_t lump_version = 0,
+             Endian e = Endian::little) {
+    Bsp b = Bsp::make_empty(version, e);
+    EXPECT_TRUE(b.set_lump(id, Blob::from_bytes(std::move(data))));
+    b.set_lump_version(id, lump_version);
+    return b;
+}
+
+template <class T>
+Bytes encoded(const Bsp& b, LumpId id, const std::vector<T>& items) {
+    auto r = encode(b, id, std::span<const T>(items));
+    EXPECT_TRUE(r) << (r ? "" : r.error().to_string());
+    return r ? std::move(r).value() : Bytes{};
+}
+
+}  // namespace
+
+TEST(BspLumps, PlanesAreTwentyByteRecordsBorrowedWithoutCopying) {
+    ByteWriter w;
+    for (float f : {0.f, 0.f, 1.f, 64.f}) w.f32(f);
+    w.i32(2);  // PLANE_Z
+    Bsp b = map_with(20, LumpId::planes, w.take());
+    auto p = planes(b);
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->size(), 1u);
+    EXPECT_EQ((*p)[0].normal, (Vec3f{0, 0, 1}));
+    EXPECT_EQ((*p)[0].dist, 64.f);
+    EXPECT_EQ((*p)[0].type, 2);
+    EXPECT_TRUE(p->borrowed());
+}
+
+TEST(BspLumps, BigEndianRecordsAreDecodedIntoCopies) {
+    ByteWriter w(Endian::big);
+    for (float f : {1.f, 0.f, 0.f, -32.f}) w.f32(f);
+    w.i32(0);
+    Bsp b = map_with(20, LumpId::planes, w.take(), 0, Endian::big);
+    auto p = planes(b);
+    ASSERT_TRUE(p);
+    EXPECT_EQ((*p)[0].normal.x, 1.f);
+    EXPECT_EQ((*p)[0].dist, -32.f);
+    EXPECT_FALSE(p->borrowed());
+    EXPECT_EQ(encoded(b, LumpId::planes, std::vector<dplane_t>(p->begin(), p->end())),
+              Bytes(b.lump(LumpId::planes).bytes().begin(), b.lump(LumpId::planes).bytes().end()));
+}
+
+TEST(BspLumps, SizeThatIsNotWholeRecordsIsAnError) {
+    Bsp b = map_with(20, LumpId::planes, Bytes(30));
+    auto p = planes(b);
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().code, "bsp.bad-lump-size");
+    EXPECT_EQ(p.error().path, "lump[1]/filelen");
+}
+
+TEST(BspLumps, StandardFacesAre56BytesAndStrataFaces72) {
+    dface_t f;
+    f.planenum = 3;
+    f.side = 1;
+    f.firstedge = 10;
+    f.numedges = 4;
+    f.texinfo = -1;
+    f.dispinfo = -1;
+    f.origFace = 2;
+    f.m_NumPrims = 0x8001;  // top bit: no dynamic shadows
+    Bsp std_map = Bsp::make_empty(20);
+    const Bytes std_bytes = encoded(std_map, LumpId::faces, std::vector<dface_t>{f});
+    EXPECT_EQ(std_bytes.size(), 56u);
+    Bsp strata = Bsp::make_empty(25);
+    strata.set_lump_version(LumpId::faces, 2);
+    const Bytes strata_bytes = encoded(strata, LumpId::originalfaces, std::vector<dface_t>{f});
+    EXPECT_EQ(strata_bytes.size(), 72u);  // original faces follow the faces lump's layout
+
+    Bsp back = map_with(20, LumpId::faces, std_bytes, 1);
+    auto v = faces(back);
+    ASSERT_TRUE(v);
+    EXPECT_EQ((*v)[0].planenum, 3u);
+    EXPECT_EQ((*v)[0].texinfo, -1);
+    EXPECT_EQ((*v)[0].num_prims(), 1u);
+
+    // A value too wide for the 16-bit standard field is reported, not truncated.
+    f.planenum = 70000;
+    auto too_wide = encode(std_map, LumpId::faces, std::span<const dface_t>(&f, 1));
+    ASSERT_FALSE(too_wide);
+    EXPECT_EQ(too_wide.error().code, "bsp.value-out-of-range");
+    EXPECT_EQ(too_wide.error().path, "lump[7]/record[0]");
+}
+
+TEST(BspLumps, LeafAreaAndFlagsUnpackFromTheBitfield) {
+    // Standard: short area:9 (low bits), flags:7.  0x0802 -> area 2, flags 4 (2D sky).
+    ByteWriter w;
+    w.i32(1);       // contents
+    w.i16(5);       // cluster
+    w.u16(0x0802);  // area | flags << 9
+    for (int i = 0; i < 6; ++i) w.i16(static_cast<std::int16_t>(i * 8 - 16));
+    for (int i = 0; i < 4; ++i) w.u16(static_cast<std::uint16_t>(i));
+    w.i16(-1);  // leafWaterDataID
+    w.u16(0);   // padding
+    Bsp b = map_with(20, LumpId::leafs, w.take(), 1);
+    auto l = leafs(b);
+    ASSERT_TRUE(l);
+    EXPECT_EQ((*l)[0].area, 2);
+    EXPECT_EQ((*l)[0].flags, 4);
+    EXPECT_EQ((*l)[0].mins[0], -16.f);
+    EXPECT_EQ((*l)[0].leafWaterDataID, -1);
+
+    // Strata: int with flags in the low 17 bits and the area above.
+    ByteWriter s;
+    s.i32(1);
+    s.i32(5);
+    s.u32((3u << 17) | 1u);
+    for (int i = 0; i < 6; ++i) s.f32(0.5f);
+    for (int i = 0; i < 4; ++i) s.u32(0);
+    s.i32(-1);
+    Bsp strata = map_with(25, LumpId::leafs, s.take(), 2);
+    auto sl = leafs(strata);
+    ASSERT_TRUE(sl);
+    EXPECT_EQ((*sl)[0].area, 3);
+    EXPECT_EQ((*sl)[0].flags, 1);
+    EXPECT_EQ((*sl)[0].mins[0], 0.5f);
+}
+
+TEST(BspLumps, EdgesAndLeafIndicesWidenToThirtyTwoBits) {
+    ByteWriter w;
+    w.u16(1);
+    w.u16(65535);
+    Bsp b = map_with(20, LumpId::edges, w.take());
+    auto e = edges(b);
+    ASSERT_TRUE(e);
+    EXPECT_EQ((*e)[0].v[1], 65535u);
+    ByteWriter s;
+    s.u32(1);
+    s.u32(100000);
+    Bsp strata = map_with(25, LumpId::edges, s.take(), 1);
+    auto se = edges(strata);
+    ASSERT_TRUE(se);
+    EXPECT_EQ((*se)[0].v[1], 100000u);
+}
+
+TEST(BspLumps, VisibilityRunLengthDecompression) {
+    // 10 clusters -> 2 bytes per row. Cluster 0's PVS: literal 0x05, then a run of one zero.
+    ByteWriter w;
+    w.i32(10);
+    for (int c = 0; c < 10; ++c) {
+        w.i32(84);  // every PVS row points at the same bytes, every PAS row 3 bytes later
+        w.i32(87);
+    }
+    w.u8(0x05);
+    w.u8(0x00);
+    w.u8(0x01);
+    w.u8(0xFF);
+    w.u8(0x03);
+    Bsp b = map_with(20, LumpId::visibility, w.take());
+    auto v = visibility(b);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->numclusters, 10);
+    auto pvs = v->decompress(0, Visibility::kPvs);
+    ASSERT_TRUE(pvs);
+    EXPECT_EQ(*pvs, (Bytes{std::byte{0x05}, std::byte{0x00}}));
+    auto pas = v->decompress(9, Visibility::kPas);
+    ASSERT_TRUE(pas);
+    EXPECT_EQ(*pas, (Bytes{std::byte{0xFF}, std::byte{0x03}}));
+    EXPECT_FALSE(v->decompress(10, Visibility::kPvs));
+}
+
+TEST(BspLumps, TextureNamesResolveThroughTheStringTable) {
+    Bsp b = Bsp::make_empty(20);
+    ASSERT_TRUE(b.set_lump(LumpId::texdata_string_data,
+                           Blob::copy_of(std::string_view("TOOLS/TOOLSNODRAW\0BRICK/A\0", 26))));
+    ByteWriter t;
+    t.i32(0);
+    t.i32(18);
+    ASSERT_TRUE(b.set_lump(LumpId::texdata_string_table, Blob::from_bytes(t.take())));
+    auto s = texdata_strings(b);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->names, (std::vector<std::string_view>{"TOOLS/TOOLSNODRAW", "BRICK/A"}));
+    ByteWriter bad;
+    bad.i32(99);
+    ASSERT_TRUE(b.set_lump(LumpId::texdata_string_table, Blob::from_bytes(bad.take())));
+    auto e = texdata_strings(b);
+    ASSERT_FALSE(e);
+    EXPECT_EQ(e.error().path, "lump[44]/record[0]");
+}
+
+namespace {
+
+// A sprp game lump: dictionary, leaf list, then `count` records of `size` bytes.
+Bytes sprp(std::size_t size, int count, int leaves = 1) {
+    ByteWriter w;
+    w.i32(1);
+    std::string name = "models/props/crate.mdl";
+    name.resize(128, '\0');
+    w.text(name);
+    w.i32(leaves);
+    for (int i = 0; i < leaves; ++i) w.u16(static_cast<std::uint16_t>(i));
+    w.i32(count);
+    for (int i = 0; i < count; ++i) {
+        const std::size_t start = w.size();
+        for (float f : {16.f, 32.f, 48.f, 0.f, 90.f, 0.f}) w.f32(f);
+        w.u16(0);  // model
+        w.u16(0);  // first leaf
+        w.u16(1);  // leaf count
+        w.u8(6);   // solid
+        w.u8(0);
+        w.zeros(size - (w.size() - start));
+    }
+    return w.take();
+}
+
+Bsp map_with_props(std::int32_t bsp_version, std::uint16_t version, Bytes lump) {
+    Bsp b = Bsp::make_empty(bsp_version);
+    b.set_game_lump(kStaticPropsId, version, Blob::from_bytes(std::move(lump)));
+    return b;
+}
+
+}  // namespace
+
+TEST(BspStaticProps, LayoutComesFromVersionAndRecordSize) {
+    struct Case {
+        std::int32_t bsp;
+        std::uint16_t version;
+        std::size_t size;
+        StaticPropLayout want;
+    };
+    for (const Case& c :
+         {Case{19, 5, 60, StaticPropLayout::v5}, Case{20, 7, 72, StaticPropLayout::v7_lightmap},
+          Case{20, 10, 72, StaticPropLayout::v10_lightmap}, Case{21, 10, 76, StaticPropLayout::v10},
+          Case{21, 11, 80, StaticPropLayout::v11}, Case{20, 11, 80, StaticPropLayout::v11_mesa},
+          Case{20, 5, 188, StaticPropLayout::v5_ship}}) {
+        SCOPED_TRACE(describe(c.want));
+        Bsp b = map_with_props(c.bsp, c.version, sprp(c.size, 2));
+        auto sp = static_props(b);
+        ASSERT_TRUE(sp) << sp.error().to_string();
+        EXPECT_EQ(sp->layout, c.want);
+        ASSERT_EQ(sp->props.size(), 2u);
+        EXPECT_EQ(sp->model_name(sp->props[1].m_PropType), "models/props/crate.mdl");
+        EXPECT_EQ(sp->props[0].m_Origin, (Vec3f{16, 32, 48}));
+        EXPECT_EQ(sp->props[0].m_Solid, 6);
+        auto back = encode(b, *sp);
+        ASSERT_TRUE(back);
+        EXPECT_EQ(as_text(*back), b.find_game_lump(kStaticPropsId)->data().text());
+    }
+}
+
+TEST(BspStaticProps, UnknownVersionAndSizeIsAnErrorNotAGuess) {
+    Bsp b = map_with_props(20, 10, sprp(68, 1));
+    auto sp = static_props(b);
+    ASSERT_FALSE(sp);
+    EXPECT_EQ(sp.error().code, "bsp.sprp-layout");
+    EXPECT_EQ(sp.error().path, "lump[35]/sprp/props");
+    Bsp uneven = map_with_props(20, 10, sprp(72, 2));
+    Bytes data(uneven.find_game_lump(kStaticPropsId)->bytes().begin(),
+               uneven.find_game_lump(kStaticPropsId)->bytes().end());
+    data.pop_back();
+    uneven.set_game_lump(kStaticPropsId, 10, Blob::from_bytes(std::move(data)));
+    EXPECT_FALSE(static_props(uneven));
+}
+
+TEST(BspStaticProps, StrataV12UsesThirtyTwoBitLeaves) {
+    ByteWriter w;
+    w.i32(0);
+    w.i32(1);
+    w.u32(70000);
+    w.i32(0);
+    Bsp b = map_with_props(25, 12, w.take());
+    auto sp = static_props(b);
+    ASSERT_TRUE(sp);
+    EXPECT_EQ(sp->leaves, (std::vector<std::uint32_t>{70000}));
+    EXPECT_EQ(sp->layout, StaticPropLayout::v12_strata);
+}
+
+TEST(BspEntities, AnonymousBlocksOutputsAndTheTerminatingNul) {
+    const std::string text =
+        "{\n\"classname\" \"worldspawn\"\n}\n"
+        "{\n\"classname\" \"logic_relay\"\n\"OnTrigger\" \"door\x1bOpen\x1b\x1b"
+        "0.5\x1b-1\"\n}\n";
+    Bsp b = Bsp::make_empty(21);
+    ASSERT_TRUE(replace_entities(b, text));
+    EXPECT_EQ(b.lump(LumpId::entities).data().text(), text + '\0');
+    auto e = entities(b);
+    ASSERT_TRUE(e);
+    ASSERT_EQ(e->size(), 2u);
+    EXPECT_EQ(e->separator(), OutputSeparator::esc);
+    const auto out = EntityLump::parse_output("OnTrigger", e->entities()[1].get("OnTrigger"));
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->target, "door");
+    EXPECT_EQ(out->input, "Open");
+    EXPECT_EQ(out->delay, 0.5);
+    EXPECT_EQ(out->times, -1);
+    const Bytes w = e->write();
+    EXPECT_EQ(as_text(w), text + '\0');
+
+    // Older maps separate with commas; a value with four commas but non-numeric delay is not
+    // an output.
+    auto comma = EntityLump::parse_output("OnPressed", "lamp,TurnOn,,0,1");
+    ASSERT_TRUE(comma);
+    EXPECT_EQ(comma->separator, OutputSeparator::comma);
+    EXPECT_FALSE(EntityLump::parse_output("message", "a,b,c,d,e"));
+}
+
+TEST(BspEntities, EmptyLumpIsAnEmptyDocument) {
+    Bsp b = Bsp::make_empty(20);
+    auto e = entities(b);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->size(), 0u);
+    EXPECT_TRUE(e->write().empty());
+}
+
+TEST(BspEntities, NestedBlocksAreRejectedWithLineAndColumn) {
+    Bsp b = Bsp::make_empty(20);
+    auto r = replace_entities(b, "{\n\"classname\" \"worldspawn\"\n}\n{\n  solid\n  {\n  }\n}\n");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, "bsp.bad-entities");
+    EXPECT_EQ(r.error().line, 5u);
+    EXPECT_EQ(r.error().column, 3u);
+    EXPECT_EQ(r.error().path, "lump[0]");
+}
+
+TEST(BspPak, StoredDeflateAndLzmaEntriesRoundTrip) {
+    Pak pak;
+    const std::string vmt(200, 'v');
+    ASSERT_TRUE(pak.put("materials/a.vmt", as_bytes(vmt), ZipMethod::stored));
+    ASSERT_TRUE(pak.put("materials\\b.vmt", as_bytes(vmt), ZipMethod::deflate));
+    ASSERT_TRUE(pak.put("materials/c.vmt", as_bytes(vmt), ZipMethod::lzma));
+    ASSERT_TRUE(pak.put("empty.txt", {}, ZipMethod::deflate));
+    auto bytes = pak.write();
+    ASSERT_TRUE(bytes);
+    auto back = Pak::parse(Blob::from_bytes(*bytes));
+    ASSERT_TRUE(back) << back.error().to_string();
+    ASSERT_EQ(back->entries().size(), 4u);
+    EXPECT_EQ(back->entries()[1].name(), "materials/b.vmt");
+    EXPECT_EQ(back->entries()[2].method(), 14);
+    for (const PakEntry& e : back->entries()) {
+        auto c = Pak::contents(e);
+        ASSERT_TRUE(c) << c.error().to_string();
+        EXPECT_EQ(as_text(*c), e.name() == "empty.txt" ? "" : vmt);
+    }
+    auto again = back->write();
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, *bytes);
+    ASSERT_NE(back->find("MATERIALS\\A.VMT"), nullptr);  // lookup ignores case and slashes
+    EXPECT_TRUE(back->remove("materials/a.vmt"));
+    EXPECT_FALSE(back->remove("materials/a.vmt"));
+    EXPECT_EQ(back->entries().size(), 3u);
+}
+
+TEST(BspPak, CorruptEntriesAndMissingEndRecordAreReported) {
+    Pak pak;
+    ASSERT_TRUE(pak.put("x.txt", as_bytes(std::string_view("hello")), ZipMethod::stored));
+    Bytes bytes = *pak.write();
+    bytes[30 + 5] = std::byte{'j'};  // first data byte, after the 30-byte header and the name
+    auto broken = Pak::parse(Blob::from_bytes(bytes));
+    ASSERT_TRUE(broken);
+    auto c = Pak::contents(broken->entries()[0]);
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().code, "bsp.pak-crc");
+    auto none = Pak::parse(Blob::copy_of(std::string_view("not a zip at all, definitely")));
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().code, "bsp.pak-no-end-record");
+}
+
+TEST(BspPak, EmptyArchiveWithValveCommentKeepsTheComment) {
+    // An empty pakfile as vbsp writes it: just the end record with an "XZP1 0" comment.
+    ByteWriter w;
+    w.u32(0x06054b50);
+    w.zeros(16);
+    const std::string comment = std::string("XZP1 0") + std::string(26, '\0');
+    w.u16(static_cast<std::uint16_t>(comment.size()));
+    w.text(comment);
+    const Bytes lump = w.take();
+    auto pak = Pak::parse(Blob::copy_of(lump));
+    ASSERT_TRUE(pak);
+    EXPECT_TRUE(pak->entries().empty());
+    EXPECT_EQ(*pak->write(), lump);
+}
+
+TEST(BspMap, SetPakfileStoresTheArchiveInTheMap) {
+    Bsp b = Bsp::make_empty(20);
+    Pak pak;
+    ASSERT_TRUE(pak.put("maps/x.txt", as_bytes(std::string_view("x")), ZipMethod::stored));
+    ASSERT_TRUE(set_pakfile(b, pak));
+    auto reread = Bsp::read(Blob::from_bytes(*b.write()));
+    ASSERT_TRUE(reread);
+    auto p = pakfile(*reread);
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->entries().size(), 1u);
+    EXPECT_EQ(p->entries()[0].name(), "maps/x.txt");
+}

@@ -1,0 +1,68 @@
+// The datamodel API a schema layer stands on: lookup, typed access, coercions, graph walks.
+#include <gtest/gtest.h>
+
+#include "levelkit/dmx/document.hpp"
+
+namespace lk::dmx {
+namespace {
+
+TEST(DmxDatamodel, TypedAccessAndValveCoercions) {
+    Document doc;
+    doc.root = doc.add_element("CMapMesh", "mesh");
+    Element& e = doc[doc.root];
+    e.set("disableShadows", true);      // bool in old maps, int in newer ones
+    e.set("snaprotationangle", 15.0f);  // int in vmap 29, float in vmap 30
+    e.set("referenceID", std::uint64_t{7});
+    e.set("angles", QAngle{1, 2, 3});
+    EXPECT_EQ(e.get_as<std::int32_t>("disableShadows"), 1);
+    EXPECT_EQ(e.get_as<std::int32_t>("snaprotationangle"), 15);
+    EXPECT_EQ(e.get_as<float>("referenceID"), 7.0f);
+    EXPECT_EQ(e.get_as<Vector3>("angles"), (Vector3{1, 2, 3}));
+    EXPECT_EQ(e.get_as<std::string>("angles"), std::nullopt);
+    EXPECT_EQ(e.get<std::int32_t>("disableShadows"), nullptr);  // exact type only
+    EXPECT_EQ(e.get_or<std::int32_t>("missing", 4), 4);
+    e.set("referenceID", std::uint64_t{1} << 40);
+    EXPECT_EQ(e.get_as<std::int32_t>("referenceID"), std::nullopt);  // out of range
+    e.set("disableShadows", std::int32_t{0});  // replaces value and type in place
+    EXPECT_EQ(e.attributes.front().name.str(), "disableShadows");
+    EXPECT_EQ(e.attributes.front().value.type(), Type::int32);
+    EXPECT_TRUE(e.remove("angles"));
+    EXPECT_FALSE(e.has("angles"));
+}
+
+TEST(DmxDatamodel, WalksSharedAndCyclicGraphs) {
+    Document doc;
+    const ElementRef a = doc.add_element("A");
+    const ElementRef b = doc.add_element("B");
+    const ElementRef c = doc.add_element("C");
+    doc.root = a;
+    doc[a].set("kids", std::vector<ElementRef>{b, c, b});
+    doc[b].set("back", a);   // cycle
+    doc[c].set("other", b);  // shared
+    const auto order = doc.reachable(a);
+    ASSERT_EQ(order.size(), 3u);
+    EXPECT_EQ(order[0], a);
+    EXPECT_EQ(order[1], b);
+    EXPECT_EQ(order[2], c);
+    int refs = 0;
+    doc.for_each_ref(doc[a], [&](const Attribute&, ElementRef) { ++refs; });
+    EXPECT_EQ(refs, 3);
+}
+
+TEST(DmxDatamodel, IdsAndClones) {
+    Document doc;
+    const Guid g = *Guid::parse("C73E29A3-B55D-40DB-AFDC-61203FABCE54");
+    EXPECT_EQ(g.to_string(), "c73e29a3-b55d-40db-afdc-61203fabce54");
+    EXPECT_EQ(g.bytes[0], 0xa3);  // Data1 is little-endian
+    doc.root = doc.add_element("A", "root", g);
+    doc[doc.root].set("x", std::vector<Vector3>{{1, 2, 3}});
+    EXPECT_EQ(doc.find_by_id(g), doc.root);
+    Document copy = doc.clone();
+    EXPECT_EQ(compare(doc, copy), std::nullopt);
+    copy[copy.root].set("x", std::vector<Vector3>{{1, 2, 4}});
+    ASSERT_TRUE(compare(doc, copy).has_value());
+    EXPECT_NE(compare(doc, copy)->find("'x'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lk::dmx

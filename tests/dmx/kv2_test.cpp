@@ -1,0 +1,235 @@
+// keyvalues2 as a spec: Valve's layout, references by id, inline elements, every value type,
+// and the guarantee that what was read is written back unchanged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "levelkit/dmx/io.hpp"
+
+namespace lk::dmx {
+namespace {
+
+Result<Document> parse(std::string_view text) {
+    return read(as_bytes(text));
+}
+
+std::string text_of(const Bytes& b) {
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+constexpr std::string_view kValveMap = R"(<!-- dmx encoding keyvalues2 4 format vmap 29 -->
+"$prefix_element$"
+{
+	"id" "elementid" "630c65de-10b3-44f3-a469-fc48168b1da1"
+	"map_asset_references" "string_array" 
+	[
+		"materials/dev/reflectivity_30.vmat"
+	]
+}
+"CMapRootElement"
+{
+	"id" "elementid" "2929200b-cff6-4e61-8ff9-8857c60a79df"
+	"name" "string" "None"
+	"isprefab" "bool" "0"
+	"gridspacing" "float" "64"
+	"snap" "float" "14.6804666519"
+	"referenceID" "uint64" "0x46c228c721086c27"
+	"tint" "color" "255 255 255 255"
+	"origin" "vector3" "-0 -0.0253375135 1"
+	"defaultcamera" "CStoredCamera"
+	{
+		"id" "elementid" "dd98ebb2-ed5d-4f40-ad05-8a2e2a7c92ad"
+		"position" "vector3" "0 -1000 1000"
+	}
+	
+	"shared" "element" "1a12c3c7-9f68-4928-9611-5fbbe6404732"
+	"children" "element_array" 
+	[
+		"element" "1a12c3c7-9f68-4928-9611-5fbbe6404732",
+		"CMapMesh"
+		{
+			"id" "elementid" "9024010d-a24d-4dce-b9de-b4a17bc47e95"
+			"edges" "int_array" 
+			[
+				"1",
+				"-1"
+			]
+		},
+		"element" ""
+	]
+	"thumb" "binary" 
+	"
+		FFD8FF00
+	"
+}
+"CMapWorld"
+{
+	"id" "elementid" "1a12c3c7-9f68-4928-9611-5fbbe6404732"
+	"text" "string" "tab\there \"quoted\" \\ what\? it\'s"
+}
+)";
+
+TEST(DmxKv2, ReadsValveLayout) {
+    auto doc = parse(kValveMap);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    ASSERT_TRUE(doc->valid(doc->prefix));
+    EXPECT_EQ(doc->prefix_attributes().size(), 1u);
+    const Element& root = (*doc)[doc->root];
+    EXPECT_EQ(root.type.str(), "CMapRootElement");
+    EXPECT_EQ(root.name, "None");
+    EXPECT_EQ(*root.get<float>("snap"), 14.6804666519f);
+    EXPECT_EQ(*root.get<std::uint64_t>("referenceID"), 0x46c228c721086c27ull);
+    EXPECT_EQ(*root.get<Color>("tint"), (Color{255, 255, 255, 255}));
+    EXPECT_TRUE(std::signbit(root.get<Vector3>("origin")->x));
+    // "shared" and the first array item name the same element, written once at top level.
+    const ElementRef shared = *root.get<ElementRef>("shared");
+    const auto& kids = *root.get<std::vector<ElementRef>>("children");
+    ASSERT_EQ(kids.size(), 3u);
+    EXPECT_EQ(kids[0], shared);
+    EXPECT_EQ((*doc)[shared].type.str(), "CMapWorld");
+    EXPECT_EQ(*(*doc)[shared].get<std::string>("text"), "tab\there \"quoted\" \\ what? it's");
+    EXPECT_EQ((*doc)[kids[1]].get<std::vector<std::int32_t>>("edges")->at(1), -1);
+    EXPECT_TRUE(kids[2].is_null());
+    EXPECT_EQ(root.get<Binary>("thumb")->size(), 4u);
+}
+
+TEST(DmxKv2, WritesWhatItReadUnchanged) {
+    auto doc = parse(kValveMap);
+    ASSERT_TRUE(doc.ok());
+    auto out = write(doc.value());
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    EXPECT_EQ(text_of(out.value()), kValveMap);
+}
+
+TEST(DmxKv2, KeepsOddSpacingAndSpellings) {
+    // Hand-written: CRLF, aligned columns, a comment, a trailing comma, "1.0", upper-case hex.
+    const std::string text =
+        "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\r\n"
+        "// made by hand\r\n"
+        "\"DmElement\"\r\n{\r\n"
+        "\t\"a\"    \"float\" \"1.0\"\r\n"
+        "\t\"bb\"   \"int_array\" [ \"1\", \"2\", ]\r\n"
+        "\t\"ccc\"  \"uint64\" \"0X1F\"\r\n"
+        "}\r\n";
+    auto doc = parse(text);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    EXPECT_EQ(*(*doc)[doc->root].get<std::uint64_t>("ccc"), 31u);
+    auto out = write(doc.value());
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(text_of(out.value()), text);
+}
+
+TEST(DmxKv2, BinaryDocumentsGetValvesLayout) {
+    auto doc = parse(kValveMap);
+    ASSERT_TRUE(doc.ok());
+    Document d = doc->clone();
+    ASSERT_TRUE(convert(d, {"binary", 9}).ok());
+    auto bin = write(d);
+    ASSERT_TRUE(bin.ok()) << bin.error().to_string();
+    auto back = read(bin.value());
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(compare_graphs(doc.value(), back.value()), std::nullopt);
+    // Written as text again it is the original (Valve's layout, no layout line needed).
+    Document t = back->clone();
+    ASSERT_TRUE(convert(t, {"keyvalues2", 4}).ok());
+    auto text = write(t);
+    ASSERT_TRUE(text.ok());
+    EXPECT_EQ(text_of(text.value()), kValveMap);
+}
+
+TEST(DmxKv2, NoidsDuplicatesSharedElements) {
+    auto doc = parse(kValveMap);
+    ASSERT_TRUE(doc.ok());
+    Document d = doc->clone();
+    ASSERT_TRUE(convert(d, {"keyvalues2_noids", 4}).ok());
+    auto text = write(d);
+    ASSERT_TRUE(text.ok()) << text.error().to_string();
+    const std::string s = text_of(text.value());
+    EXPECT_EQ(s.find("\"id\""), std::string::npos);
+    auto back = parse(s);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    const Element& root = (*back)[back->root];
+    // The shared world was written twice: two elements now.
+    EXPECT_NE(*root.get<ElementRef>("shared"),
+              root.get<std::vector<ElementRef>>("children")->at(0));
+}
+
+TEST(DmxKv2, FlatWritesEveryElementAtTopLevel) {
+    auto doc = parse(kValveMap);
+    ASSERT_TRUE(doc.ok());
+    Document d = doc->clone();
+    ASSERT_TRUE(convert(d, {"keyvalues2_flat", 4}).ok());
+    auto text = write(d);
+    ASSERT_TRUE(text.ok());
+    auto back = parse(text_of(text.value()));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->kv2().toplevel.size(), back->size());
+    EXPECT_EQ(compare_graphs(doc.value(), back.value()), std::nullopt);
+}
+
+TEST(DmxKv2, SyntaxErrorsHaveLineAndColumn) {
+    auto doc =
+        parse("<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\"\n{\n\t\"x\" \"int\" 5\n}\n");
+    ASSERT_FALSE(doc.ok());
+    EXPECT_EQ(doc.error().line, 4u);
+    EXPECT_EQ(doc.error().column, 12u);
+    auto bad = parse(
+        "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\"\n{\n\t\"x\" \"int\" \"five\"\n}\n");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().code, "dmx.bad-value");
+    EXPECT_NE(bad.error().path.find("attribute 'x'"), std::string::npos);
+    auto dup = parse(
+        "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\"\n{\n"
+        "\"id\" \"elementid\" \"2929200b-cff6-4e61-8ff9-8857c60a79df\"\n\"b\" \"B\" {\n"
+        "\"id\" \"elementid\" \"2929200b-cff6-4e61-8ff9-8857c60a79df\"\n}\n}\n");
+    ASSERT_FALSE(dup.ok());
+    EXPECT_EQ(dup.error().code, "dmx.duplicate-id");
+}
+
+TEST(DmxKv2, UnknownIdsAreExternalElements) {
+    auto doc = parse(
+        "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\"\n{\n"
+        "\t\"far\" \"element\" \"2929200b-cff6-4e61-8ff9-8857c60a79df\"\n}\n");
+    ASSERT_TRUE(doc.ok());
+    const ElementRef far = *(*doc)[doc->root].get<ElementRef>("far");
+    EXPECT_TRUE((*doc)[far].external());
+    Document d = doc->clone();
+    ASSERT_TRUE(convert(d, {"binary", 5}).ok());
+    auto bin = write(d);
+    ASSERT_TRUE(bin.ok());
+    // Binary stores it as -2 followed by the GUID text.
+    EXPECT_NE(text_of(bin.value()).find("2929200b-cff6-4e61-8ff9-8857c60a79df"), std::string::npos);
+}
+
+TEST(DmxKv2, LongChainsAreWrittenWithinTheNestingLimit) {
+    // 3000 elements each referenced once by the previous: Valve's layout would nest them all.
+    Document doc;
+    doc.root = doc.add_element("Link", "0", Guid{});
+    ElementRef prev = doc.root;
+    for (int i = 1; i < 3000; ++i) {
+        Guid g;
+        g.bytes[0] = static_cast<std::uint8_t>(i);
+        g.bytes[1] = static_cast<std::uint8_t>(i >> 8);
+        const ElementRef e = doc.add_element("Link", std::to_string(i), g);
+        doc[prev].set("next", e);
+        prev = e;
+    }
+    Document text = doc.clone();
+    ASSERT_TRUE(convert(text, {"keyvalues2", 1}).ok());
+    auto bytes = write(text);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().to_string();
+    auto back = read(bytes.value());
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(compare_graphs(doc, back.value()), std::nullopt);
+}
+
+TEST(DmxKv2, DeepNestingIsLimited) {
+    std::string text = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" {";
+    for (int i = 0; i < 2000; ++i) text += "\"x\" \"A\" {";
+    auto doc = parse(text);
+    ASSERT_FALSE(doc.ok());
+    EXPECT_EQ(doc.error().code, "dmx.too-deep");
+}
+
+}  // namespace
+}  // namespace lk::dmx
