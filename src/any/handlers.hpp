@@ -18,6 +18,8 @@ extern const FormatHandler vmf;
 extern const FormatHandler dmx_format;
 extern const FormatHandler bsp;
 extern const FormatHandler vmap_format;
+extern const FormatHandler wmp;
+extern const FormatHandler wmp_m;
 
 // Converters.
 extern const ConverterHandler vmf_to_vmf_converter;
@@ -28,6 +30,10 @@ extern const ConverterHandler vmap_to_dmx;
 extern const ConverterHandler vmf_to_vmap;
 extern const ConverterHandler vmap_to_vmf;
 extern const ConverterHandler bsp_to_vmf;
+extern const ConverterHandler wmp_to_wmp_m_converter;
+extern const ConverterHandler wmp_to_wmp_converter;
+extern const ConverterHandler wmp_to_vmf_converter;
+extern const ConverterHandler wmp_m_to_vmf_converter;
 
 // The map inside a document read by the bsp handler (nullptr for other formats).
 const bsp::Bsp* as_bsp(const Document& doc);

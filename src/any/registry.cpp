@@ -12,6 +12,8 @@ const std::vector<const FormatHandler*>& all_formats() {
         &handlers::dmx_format,
         &handlers::bsp,
         &handlers::vmap_format,
+        &handlers::wmp,
+        &handlers::wmp_m,
     };
     return list;
 }
@@ -27,6 +29,10 @@ const std::vector<const ConverterHandler*>& all_converters() {
         &handlers::vmf_to_vmap,
         &handlers::vmap_to_vmf,
         &handlers::bsp_to_vmf,
+        &handlers::wmp_to_wmp_m_converter,
+        &handlers::wmp_to_wmp_converter,
+        &handlers::wmp_to_vmf_converter,
+        &handlers::wmp_m_to_vmf_converter,
     };
     return list;
 }

@@ -1,0 +1,275 @@
+// Gamestudio adapters: "wmp" (WMP2 text, WMPB, A3) and "wmp_m" (`$$M`), the wmp -> wmp_m
+// converter (group resolution) and wmp -> wmp (text <-> WMPB with --encoding).
+#include "levelkit/wmp/wmp.hpp"
+#include "handlers.hpp"
+#include "levelkit/convert/vmf_scene.hpp"
+#include "levelkit/convert/wmp_scene.hpp"
+#include "levelkit/core/text.hpp"
+#include "levelkit/vmf/vmf.hpp"
+#include "levelkit/wmp/resolve.hpp"
+
+namespace lk {
+
+namespace {
+
+Json level_counts(const wmp::Level& lv) {
+    Json j;
+    j["blocks"] = lv.blocks.size();
+    j["faces"] = lv.face_count();
+    j["objects"] = lv.dialect == wmp::Dialect::mm ? 0 : lv.objects.size();
+    j["groups"] = lv.dialect == wmp::Dialect::mm ? 0 : lv.count(wmp::Kind::group);
+    j["entities"] = lv.entity_count();
+    j["levels"] = lv.levels.size();
+    j["models"] = lv.models.size();
+    j["lights"] = lv.lights.size();
+    j["starts"] = lv.starts.size();
+    j["sounds"] = lv.sounds.size();
+    j["paths"] = lv.paths.size();
+    j["regions"] = lv.regions.size();
+    // Terrain, sprites and map entities are models told apart by their file.
+    std::size_t by_type[5] = {};
+    for (const wmp::Model& m : lv.models) ++by_type[static_cast<int>(wmp::model_file_type(m.file))];
+    Json t;
+    t["mdl"] = by_type[static_cast<int>(wmp::ModelFileType::mdl)];
+    t["map_entity"] = by_type[static_cast<int>(wmp::ModelFileType::wmb)];
+    t["terrain"] = by_type[static_cast<int>(wmp::ModelFileType::hmp)];
+    t["sprite"] = by_type[static_cast<int>(wmp::ModelFileType::sprite)] +
+                  by_type[static_cast<int>(wmp::ModelFileType::dds_sprite)];
+    j["model_files"] = t;
+    return j;
+}
+
+class WmpDocument final : public Document {
+public:
+    WmpDocument(wmp::File file, Blob source) : file_(std::move(file)), source_(std::move(source)) {}
+
+    std::string_view format() const override {
+        return file_.dialect == wmp::Dialect::mm ? "wmp_m" : "wmp";
+    }
+
+    Json info() const override {
+        Json j;
+        j["format"] = format();
+        j["variant"] = wmp::to_string(file_.dialect);
+        if (file_.dialect == wmp::Dialect::a3) {
+            const wmp::A3Level& a = file_.a3;
+            j["version"] = nullptr;
+            j["editor"] = a.editor;
+            j["blocks"] = 0;
+            j["faces"] = 0;
+            j["objects"] = 0;
+            j["entities"] =
+                a.things.size() + a.actors.size() + a.player_starts.size() + a.ways.size();
+            j["vertices"] = a.vertices.size();
+            j["regions"] = a.regions.size();
+            j["walls"] = a.walls.size();
+            j["things"] = a.things.size();
+            j["actors"] = a.actors.size();
+            j["player_starts"] = a.player_starts.size();
+            j["ways"] = a.ways.size();
+            return j;
+        }
+        const wmp::Level& lv = file_.level;
+        const wmp::Header& h = lv.header;
+        if (h.version) {
+            j["version"] = *h.version;
+        } else {
+            j["version"] = nullptr;
+        }
+        j["editor"] = lv.dialect == wmp::Dialect::wmpb
+                          ? h.wmpb_banner.substr(0, h.wmpb_banner.find('\n'))
+                      : lv.dialect == wmp::Dialect::mm ? h.mm_banner.value_or("")
+                                                       : h.editor.value_or("");
+        const Json counts = level_counts(lv);
+        for (auto& [k, v] : counts.items()) j[k] = v;
+        return j;
+    }
+
+    Result<Bytes> write() const override { return wmp::write(file_); }
+
+    void validate(Diagnostics& out) const override {
+        if (file_.dialect != wmp::Dialect::a3) wmp::validate(file_.level, out);
+    }
+
+    std::optional<Result<std::string>> dump_text() const override {
+        if (file_.dialect == wmp::Dialect::a3) return Result<std::string>(wmp::write_a3(file_.a3));
+        if (file_.dialect != wmp::Dialect::wmpb) return wmp::write_text(file_.level);
+        auto text = wmp::convert(file_.level, wmp::Dialect::wmp2_a6);
+        if (!text) return Result<std::string>(std::move(text).error());
+        return wmp::write_text(text.value());
+    }
+
+    std::optional<std::uint32_t> line_of(std::size_t offset) const override {
+        if (file_.dialect == wmp::Dialect::wmpb) return std::nullopt;
+        return LineMap(source_.text()).locate(offset).line;
+    }
+
+    const wmp::File& file() const { return file_; }
+
+private:
+    wmp::File file_;
+    Blob source_;
+};
+
+int sniff_wmp(ByteSpan data, std::string_view filename) {
+    const auto d = wmp::detect(data.first(std::min<std::size_t>(data.size(), 4096)));
+    if (d && *d != wmp::Dialect::mm) return 90;
+    return !d && iends_with(filename, ".wmp") ? 10 : 0;
+}
+
+int sniff_wmp_m(ByteSpan data, std::string_view) {
+    const auto d = wmp::detect(data.first(std::min<std::size_t>(data.size(), 4096)));
+    return d == wmp::Dialect::mm ? 90 : 0;
+}
+
+Result<std::unique_ptr<Document>> read_wmp(Blob data, const ReadOptions&) {
+    Diagnostics warnings;
+    auto f = wmp::read(data, &warnings);
+    if (!f) return std::move(f).error();
+    auto doc = std::make_unique<WmpDocument>(std::move(f).value(), std::move(data));
+    doc->read_diagnostics().add_all(warnings);
+    return std::unique_ptr<Document>(std::move(doc));
+}
+
+const wmp::Level* level_of(const Document& in, Diagnostics&) {
+    const auto& doc = static_cast<const WmpDocument&>(in);
+    if (doc.file().dialect == wmp::Dialect::a3) return nullptr;
+    return &doc.file().level;
+}
+
+Result<ConvertResult> wmp_to_wmp_m(const Document& in, const ConvertOptions& opt,
+                                   Diagnostics& diags) {
+    const wmp::Level* lv = level_of(in, diags);
+    if (!lv) {
+        return Diagnostic::error("convert.unsupported",
+                                 "A3 levels have no blocks or groups to resolve into a $$M");
+    }
+    wmp::ResolveOptions ro;
+    const std::filesystem::path& name = opt.output_path.empty() ? opt.input_path : opt.output_path;
+    if (!name.empty()) ro.wad = name.stem().string() + ".$$w";
+    Diagnostics notes;
+    auto out = wmp::resolve(*lv, ro, &notes);
+    if (!out) return std::move(out).error();
+    Json report;
+    report["blocks"] = out->blocks.size();
+    report["faces"] = out->face_count();
+    report["entities"] = out->entity_count();
+    report["skipped_blocks"] = notes.count(Severity::warning);
+    diags.add_all(notes);
+    ConvertResult r;
+    wmp::File f;
+    f.dialect = wmp::Dialect::mm;
+    f.level = std::move(out).value();
+    r.document = std::make_unique<WmpDocument>(std::move(f), Blob{});
+    r.report = std::move(report);
+    return r;
+}
+
+Result<ConvertResult> wmp_to_wmp(const Document& in, const ConvertOptions& opt, Diagnostics&) {
+    const auto& doc = static_cast<const WmpDocument&>(in);
+    std::string enc = to_lower(opt.encoding);
+    ConvertResult r;
+    wmp::File f = doc.file();
+    if (enc.empty() || enc == "keep") {
+        r.document = std::make_unique<WmpDocument>(std::move(f), Blob{});
+        return r;
+    }
+    wmp::Dialect target;
+    if (enc == "text" || enc == "wmp2" || enc == "710") {
+        target = wmp::Dialect::wmp2_a6;
+    } else if (enc == "wmpb" || enc == "binary") {
+        target = wmp::Dialect::wmpb;
+    } else {
+        return Diagnostic::error("convert.bad-encoding",
+                                 "WMP encodings are 'text' (WMP2 version 710) and 'wmpb'");
+    }
+    if (f.dialect == wmp::Dialect::a3) {
+        return Diagnostic::error("convert.unsupported", "A3 levels cannot be re-encoded");
+    }
+    auto out = wmp::convert(f.level, target);
+    if (!out) return std::move(out).error();
+    if (target == wmp::Dialect::wmp2_a6) {
+        for (wmp::LevelInfo& li : out->levels) {
+            if (li.wad == "level.$$w" && !opt.output_path.empty()) {
+                li.wad = opt.output_path.stem().string() + ".$$w";
+            }
+        }
+    }
+    f.dialect = target;
+    f.level = std::move(out).value();
+    r.report["encoding"] = std::string(wmp::to_string(target));
+    r.document = std::make_unique<WmpDocument>(std::move(f), Blob{});
+    return r;
+}
+
+// Blocks become brushes, entities their nearest Source classes (see convert/wmp_scene.hpp).
+Result<ConvertResult> wmp_to_vmf(const Document& in, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    const auto& doc = static_cast<const WmpDocument&>(in);
+    convert::WmpToSceneOptions so;
+    if (auto it = opt.extra.find("scale"); it != opt.extra.end()) {
+        auto v = parse_double(it->second);
+        if (!v || !(*v > 0)) {
+            return Diagnostic::error("convert.bad-option",
+                                     "--set scale=<units per quant> needs "
+                                     "a positive number");
+        }
+        so.scale = *v;
+    }
+    convert::WmpToSceneReport rep;
+    scene::Scene sc;
+    if (doc.file().dialect == wmp::Dialect::a3) {
+        sc = convert::a3_to_scene(doc.file().a3, diags, so, &rep);
+    } else {
+        auto r = convert::wmp_to_scene(doc.file().level, diags, so, &rep);
+        if (!r) return std::move(r).error();
+        sc = std::move(r).value();
+    }
+    convert::SceneToVmfReport vr;
+    const vmf::Map map = convert::scene_to_vmf(sc, diags, {}, &vr);
+    auto out = handlers::vmf.read(Blob::copy_of(vmf::write(map)), {});
+    if (!out) return std::move(out).error();
+    ConvertResult r;
+    r.document = std::move(out).value();
+    Json& j = r.report;
+    j["unit_scale"] = so.scale;
+    j["blocks"] = rep.blocks;
+    j["brushes"] = rep.brushes;
+    j["sides"] = rep.sides;
+    j["merged_faces"] = rep.merged_faces;
+    j["degenerate_faces"] = rep.degenerate_faces;
+    j["entities"] = rep.entities;
+    Json rejected = Json::array();
+    for (const auto& x : rep.rejected)
+        rejected.push_back({{"block", x.block}, {"reason", x.reason}});
+    j["blocks_not_brushes"] = std::move(rejected);
+    return r;
+}
+
+}  // namespace
+
+namespace handlers {
+
+const FormatHandler wmp{"wmp",
+                        "Gamestudio level: WMP2 text (A4-A8), WMPB binary, A3 WMP",
+                        {".wmp"},
+                        sniff_wmp,
+                        read_wmp};
+const FormatHandler wmp_m{"wmp_m",
+                          "Gamestudio $$M (WED's resolved level for the map compiler)",
+                          {".$$m"},
+                          sniff_wmp_m,
+                          read_wmp};
+const ConverterHandler wmp_to_wmp_m_converter{
+    "wmp", "wmp_m", "group resolution (what WED does before compiling)", wmp_to_wmp_m};
+const ConverterHandler wmp_to_vmf_converter{
+    "wmp", "vmf", "blocks to brushes, entities to Source classes (1 quant = 1 unit; --set scale=)",
+    wmp_to_vmf};
+const ConverterHandler wmp_m_to_vmf_converter{
+    "wmp_m", "vmf", "resolved blocks to brushes, entities to Source classes", wmp_to_vmf};
+const ConverterHandler wmp_to_wmp_converter{
+    "wmp", "wmp", "re-encode: --encoding text (WMP2 version 710) or wmpb", wmp_to_wmp};
+
+}  // namespace handlers
+
+}  // namespace lk

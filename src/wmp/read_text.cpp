@@ -1,0 +1,918 @@
+// WMP2 text (A4, A5, A6-A8) and `$$M` readers.
+#include <algorithm>
+#include <unordered_map>
+
+#include "levelkit/wmp/wmp.hpp"
+#include "model_util.hpp"
+#include "text_io.hpp"
+
+namespace lk::wmp {
+
+using detail::Lexer;
+using detail::Tok;
+using detail::Token;
+
+namespace {
+
+constexpr std::string_view kNdef = "ndef";
+
+std::optional<std::string> opt_string(std::string_view s) {
+    if (s == kNdef) return std::nullopt;
+    return std::string(s);
+}
+
+std::string newline_of(std::string_view text) {
+    const auto lf = text.find('\n');
+    if (lf != std::string_view::npos && lf > 0 && text[lf - 1] == '\r') return "\r\n";
+    if (lf != std::string_view::npos) return "\n";
+    return "\r\n";
+}
+
+Diagnostic under(Diagnostic d, std::string_view seg) {
+    return std::move(d).under(seg);
+}
+
+// Fails with `d` placed under the logical path `seg`.
+#define WMP_TRY_UNDER(seg, expr)                                     \
+    do {                                                             \
+        auto&& wmp_r_ = (expr);                                      \
+        if (!wmp_r_) return under(std::move(wmp_r_).error(), (seg)); \
+    } while (0)
+
+// Largest count a text field can announce: every item needs at least two bytes.
+bool plausible_count(const Lexer& lx, std::uint64_t n) {
+    return n <= (lx.text().size() - lx.offset()) / 2 + 1;
+}
+
+Result<std::uint32_t> read_count(Lexer& lx, std::string_view field) {
+    const Token t = lx.peek();
+    LK_TRY_ASSIGN(std::uint32_t n, lx.index(field));
+    if (!plausible_count(lx, n)) {
+        return lx.error(t, "wmp.bad-count",
+                        std::string(field) + " " + std::to_string(n) +
+                            " is more than the rest of the file can hold");
+    }
+    return n;
+}
+
+Result<std::string> read_line_field(Lexer& lx, std::string_view field) {
+    LK_TRY_ASSIGN(Token t, lx.rest_of_line(field));
+    return std::string(t.text);
+}
+
+Result<Vec3> read_vec3(Lexer& lx, std::string_view field) {
+    Vec3 v;
+    for (int i = 0; i < 3; ++i) {
+        LK_TRY_ASSIGN(v[i], lx.number(field));
+    }
+    return v;
+}
+
+Result<Vec3> read_paren_vec3(Lexer& lx, std::string_view field) {
+    LK_TRY(lx.expect("(", field));
+    LK_TRY_ASSIGN(Vec3 v, read_vec3(lx, field));
+    LK_TRY(lx.expect(")", field));
+    return v;
+}
+
+Result<TexAxis> read_tex_axis(Lexer& lx, std::string_view field) {
+    TexAxis a;
+    LK_TRY(lx.expect("(", field));
+    LK_TRY_ASSIGN(a.axis, read_vec3(lx, field));
+    LK_TRY_ASSIGN(a.offset, lx.number(field));
+    LK_TRY(lx.expect(")", field));
+    return a;
+}
+
+// True if a line break separates the current position from the next token.
+bool next_on_new_line(Lexer& lx) {
+    const Token& t = lx.peek();
+    const std::string_view gap = lx.text().substr(lx.offset(), t.offset - lx.offset());
+    return gap.find_first_of("\r\n") != std::string_view::npos || t.kind == Tok::end;
+}
+
+// WED's placement controls: `xoff yoff rotation xscale yscale`.
+Result<TexTransform> read_tex_transform(Lexer& lx) {
+    TexTransform tt;
+    LK_TRY_ASSIGN(tt.offset_x, lx.number("texture x offset"));
+    LK_TRY_ASSIGN(tt.offset_y, lx.number("texture y offset"));
+    LK_TRY_ASSIGN(tt.rotation, lx.number("texture rotation"));
+    LK_TRY_ASSIGN(tt.scale_x, lx.number("texture x scale"));
+    LK_TRY_ASSIGN(tt.scale_y, lx.number("texture y scale"));
+    return tt;
+}
+
+// `: FLAGS ambient albedo material`.
+Result<void> read_surface(Lexer& lx, Face& f) {
+    LK_TRY(lx.expect(":", "surface separator"));
+    LK_TRY_ASSIGN(f.flags, lx.bits("surface flags"));
+    LK_TRY_ASSIGN(f.ambient, lx.number("ambient"));
+    LK_TRY_ASSIGN(f.albedo, lx.number("albedo"));
+    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
+    f.material = opt_string(mat);
+    return {};
+}
+
+// One polygon face: `n i1..in : TEX [uvs] [( t1 ) ( t2 )] [xoff yoff rot xs ys] : FLAGS amb alb
+// material`. `$$M` faces carry no placement controls (mm = true).
+Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
+    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "face vertex count"));
+    f.indices.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const Token t = lx.peek();
+        LK_TRY_ASSIGN(f.indices[i], lx.index("vertex index"));
+        if (f.indices[i] >= vertex_count) {
+            return lx.error(t, "wmp.bad-vertex-index",
+                            "vertex index " + std::to_string(f.indices[i]) +
+                                " is out of range (the block has " + std::to_string(vertex_count) +
+                                " vertices)");
+        }
+    }
+    LK_TRY(lx.expect(":", "face separator"));
+    LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
+    f.texture = tex;
+    if (lx.peek().is("[")) {
+        lx.next();
+        while (!lx.peek().is("]")) {
+            std::array<double, 2> uv{};
+            LK_TRY_ASSIGN(uv[0], lx.number("texture coordinate"));
+            LK_TRY_ASSIGN(uv[1], lx.number("texture coordinate"));
+            f.uvs.push_back(uv);
+        }
+        lx.next();
+    }
+    if (lx.peek().is("(")) {
+        LK_TRY_ASSIGN(f.t1, read_tex_axis(lx, "texture vector t1"));
+        LK_TRY_ASSIGN(f.t2, read_tex_axis(lx, "texture vector t2"));
+    }
+    if (!mm) {
+        LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
+    }
+    return read_surface(lx, f);
+}
+
+// A4: `( p ) ( p ) ( p ) TEX xoff yoff rot xs ys : FLAGS amb alb material t1 t2 t3`.
+Result<void> read_plane_face(Lexer& lx, Face& f) {
+    for (auto& p : f.plane_points) {
+        LK_TRY_ASSIGN(p, read_paren_vec3(lx, "plane point"));
+    }
+    LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
+    f.texture = tex;
+    LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
+    LK_TRY(read_surface(lx, f));
+    while (!next_on_new_line(lx) && lx.peek().kind == Tok::word) {
+        f.a4_tail.emplace_back(lx.next().text);
+    }
+    return {};
+}
+
+// `{ FLAGS function [index] }`.
+Result<void> read_block_trailer(Lexer& lx, Block& b) {
+    LK_TRY(lx.expect("{", "block trailer"));
+    LK_TRY_ASSIGN(b.flags, lx.bits("block flags"));
+    LK_TRY_ASSIGN(std::string_view fn, lx.word("block function"));
+    b.function = opt_string(fn);
+    if (!lx.peek().is("}")) {
+        LK_TRY_ASSIGN(b.index, lx.integer("block index"));
+    }
+    LK_TRY(lx.expect("}", "block trailer end"));
+    return {};
+}
+
+Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
+    if (lx.peek().is("(")) {
+        b.plane_syntax = true;
+        while (lx.peek().is("(")) {
+            Face& f = b.faces.emplace_back();
+            WMP_TRY_UNDER("face[" + std::to_string(b.faces.size() - 1) + "]",
+                          read_plane_face(lx, f));
+        }
+        return read_block_trailer(lx, b);
+    }
+    LK_TRY(lx.expect("vertices", "block vertex count"));
+    LK_TRY_ASSIGN(std::uint32_t nv, read_count(lx, "vertex count"));
+    LK_TRY(lx.expect("faces", "block face count"));
+    LK_TRY_ASSIGN(std::uint32_t nf, read_count(lx, "face count"));
+    b.vertices.resize(nv);
+    for (std::uint32_t i = 0; i < nv; ++i) {
+        auto v = read_vec3(lx, "vertex coordinate");
+        if (!v) return under(std::move(v).error(), "vertex[" + std::to_string(i) + "]");
+        b.vertices[i] = *v;
+    }
+    b.faces.resize(nf);
+    for (std::uint32_t i = 0; i < nf; ++i) {
+        WMP_TRY_UNDER("face[" + std::to_string(i) + "]", read_polygon_face(lx, b.faces[i], nv, mm));
+    }
+    return read_block_trailer(lx, b);
+}
+
+Result<void> read_level_record(Lexer& lx, LevelInfo& li) {
+    LK_TRY_ASSIGN(std::string_view wad, lx.angle("level WAD"));
+    li.wad = wad;
+    LK_TRY_ASSIGN(std::string_view pal, lx.angle("palette"));
+    li.palette = pal;
+    LK_TRY_ASSIGN(li.nexus, lx.number("nexus size"));
+    LK_TRY_ASSIGN(li.sun_azimuth, lx.number("sun azimuth"));
+    LK_TRY_ASSIGN(li.sun_elevation, lx.number("sun elevation"));
+    LK_TRY_ASSIGN(std::string_view script, lx.angle("script"));
+    li.script = opt_string(script);
+    li.colors.clear();
+    while (!lx.peek().is("}")) {
+        Rgb& c = li.colors.emplace_back();
+        LK_TRY_ASSIGN(c.r, lx.number("colour"));
+        LK_TRY_ASSIGN(c.g, lx.number("colour"));
+        LK_TRY_ASSIGN(c.b, lx.number("colour"));
+    }
+    return {};
+}
+
+Result<void> read_model_record(Lexer& lx, Model& m) {
+    LK_TRY_ASSIGN(m.scale, read_vec3(lx, "model scale"));
+    LK_TRY_ASSIGN(std::string_view file, lx.angle("model file"));
+    m.file = file;
+    // Names and actions fill their line (WED allows commas in action lists: `Player,Core`).
+    LK_TRY_ASSIGN(m.name, read_line_field(lx, "entity name"));
+    LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
+    m.action = opt_string(action);
+    // Skills fill one line (8 or 20 values); the flags start the next.
+    do {
+        LK_TRY_ASSIGN(double s, lx.number("skill"));
+        m.skills.push_back(s);
+    } while (!next_on_new_line(lx));
+    m.text_quoted_flags = lx.peek().text.starts_with("'");
+    LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
+    LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
+    if (lx.peek().is("}")) return {};
+    m.text_extended = true;
+    LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
+    LK_TRY_ASSIGN(std::string path, read_line_field(lx, "path"));
+    m.path = opt_string(path);
+    LK_TRY_ASSIGN(std::string s2, read_line_field(lx, "string2"));
+    m.string2 = opt_string(s2);
+    if (lx.peek().is("}")) return {};
+    m.text_material_lines = true;
+    LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
+    m.material = opt_string(mat);
+    for (std::uint16_t tag = 0; tag < 2; ++tag) {
+        LK_TRY_ASSIGN(std::string str, read_line_field(lx, "entity string"));
+        if (str != kNdef) m.strings.push_back({tag, std::move(str)});
+    }
+    return {};
+}
+
+Result<void> read_path_record(Lexer& lx, Path& p) {
+    LK_TRY_ASSIGN(p.name, read_line_field(lx, "path name"));
+    LK_TRY_ASSIGN(p.text_scalar, lx.number("path value"));
+    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "path node count"));
+    p.nodes.resize(n);
+    for (auto& v : p.nodes) {
+        LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
+    }
+    p.has_node_skills = !lx.peek().is("}");
+    if (!p.has_node_skills) return {};
+    // levelkit's spelling for WED 7+ paths: node skill lines, then `E` and E edge lines.
+    p.skills_per_node = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t k = 0;
+        do {
+            LK_TRY_ASSIGN(double s, lx.number("node skill"));
+            p.node_skills.push_back(s);
+            ++k;
+        } while (!next_on_new_line(lx));
+        if (i == 0) p.skills_per_node = k;
+        if (k != p.skills_per_node) {
+            return lx.error(lx.peek(), "wmp.bad-count",
+                            "path nodes must all have the same number of skills");
+        }
+    }
+    LK_TRY_ASSIGN(std::uint32_t ne, read_count(lx, "path edge count"));
+    p.edges.resize(ne);
+    for (auto& e : p.edges) {
+        LK_TRY_ASSIGN(e.from, lx.index("edge start"));
+        LK_TRY_ASSIGN(e.to, lx.index("edge end"));
+        for (double& v : e.values) {
+            LK_TRY_ASSIGN(v, lx.number("edge value"));
+        }
+    }
+    return {};
+}
+
+struct PendingRef {
+    RecordKind kind;
+    std::int64_t number;
+    std::uint32_t offset;
+};
+
+struct PendingObject {
+    std::vector<PendingRef> children;
+    std::optional<PendingRef> payload;
+};
+
+Result<void> read_object_record(Lexer& lx, Object& o, PendingObject& pend) {
+    LK_TRY_ASSIGN(o.transform.position, read_paren_vec3(lx, "object position"));
+    LK_TRY_ASSIGN(o.transform.angles, read_paren_vec3(lx, "object angles"));
+    LK_TRY_ASSIGN(o.transform.scale, read_paren_vec3(lx, "object scale"));
+    while (!lx.peek().is("}")) {
+        const Token kw = lx.peek();
+        LK_TRY_ASSIGN(std::string_view k, lx.word("object reference"));
+        if (k == "object") {
+            do {
+                if (lx.peek().is(",")) lx.next();
+                const Token t = lx.peek();
+                LK_TRY_ASSIGN(std::int64_t n, lx.integer("child object number"));
+                pend.children.push_back({RecordKind::object, n, t.offset});
+            } while (lx.peek().is(","));
+            continue;
+        }
+        auto kind = kind_from_class_name(k);
+        if (!kind || *kind == Kind::group) {
+            return lx.error(kw, "wmp.bad-reference", "unknown payload kind in object");
+        }
+        if (pend.payload) {
+            return lx.error(kw, "wmp.bad-reference", "an object owns at most one payload");
+        }
+        const Token t = lx.peek();
+        LK_TRY_ASSIGN(std::int64_t n, lx.integer("payload number"));
+        static constexpr RecordKind kMap[] = {
+            RecordKind::object, RecordKind::level, RecordKind::block,
+            RecordKind::model,  RecordKind::light, RecordKind::start,
+            RecordKind::sound,  RecordKind::path,  RecordKind::region};
+        pend.payload = PendingRef{kMap[static_cast<int>(*kind)], n, t.offset};
+        o.kind = *kind;
+    }
+    return {};
+}
+
+Result<void> read_unknown_body(Lexer& lx, UnknownRecord& u) {
+    int depth = 0;
+    for (;;) {
+        const Token& t = lx.peek();
+        if (t.kind == Tok::end) return lx.error(t, "wmp.unterminated", "record is not closed");
+        if (t.is("}") && depth == 0) return {};
+        if (t.is("{")) ++depth;
+        if (t.is("}")) --depth;
+        u.tokens.emplace_back(lx.next().text);
+    }
+}
+
+Result<void> read_wed(Lexer& lx, WedData& wed) {
+    LK_TRY(lx.expect("{", "wed section"));
+    wed.has_palette = false;
+    wed.has_wad_section = false;
+    while (!lx.peek().is("}")) {
+        LK_TRY_ASSIGN(std::string_view name, lx.word("wed section name"));
+        LK_TRY(lx.expect("{", "wed section"));
+        if (name == "palette" && !wed.has_palette) {
+            wed.has_palette = true;
+            wed.section_order.push_back(WedData::kPalette);
+            while (!lx.peek().is("}")) {
+                const Token t = lx.peek();
+                unsigned byte = 0;
+                bool ok = t.kind == Tok::word && !t.text.empty() && t.text.size() <= 2;
+                for (char c : t.text) {
+                    const int d = (c >= '0' && c <= '9')   ? c - '0'
+                                  : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                                  : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                                           : -1;
+                    if (d < 0) ok = false;
+                    byte = byte * 16 + static_cast<unsigned>(d < 0 ? 0 : d);
+                }
+                if (!ok)
+                    return lx.error(t, "wmp.bad-palette", "expected a hex byte in the palette");
+                lx.next();
+                wed.palette.push_back(static_cast<std::uint8_t>(byte));
+            }
+        } else if (name == "wad" && !wed.has_wad_section) {
+            wed.has_wad_section = true;
+            wed.section_order.push_back(WedData::kWad);
+            for (double& h : wed.wad_header) {
+                LK_TRY_ASSIGN(h, lx.number("wad list header"));
+            }
+            while (!lx.peek().is("}")) {
+                Wad w;
+                LK_TRY_ASSIGN(std::string_view p, lx.angle("WAD path"));
+                w.path = p;
+                LK_TRY_ASSIGN(w.flag, lx.number("WAD flag"));
+                wed.wads.push_back(std::move(w));
+            }
+        } else {
+            WedData::Section s;
+            s.name = name;
+            while (!lx.peek().is("}")) {
+                if (lx.peek().kind == Tok::end) {
+                    return lx.error(lx.peek(), "wmp.unterminated", "wed section is not closed");
+                }
+                if (s.lines.empty() || next_on_new_line(lx)) s.lines.emplace_back();
+                s.lines.back().emplace_back(lx.next().text);
+            }
+            wed.section_order.push_back(static_cast<std::int32_t>(wed.sections.size()));
+            wed.sections.push_back(std::move(s));
+        }
+        LK_TRY(lx.expect("}", "wed section end"));
+    }
+    LK_TRY(lx.expect("}", "wed end"));
+    return {};
+}
+
+template <class T>
+std::uint32_t push(std::vector<T>& v, std::int64_t number, std::optional<std::string> label) {
+    T& r = v.emplace_back();
+    r.number = number;
+    r.label = std::move(label);
+    return static_cast<std::uint32_t>(v.size() - 1);
+}
+
+// Links object references and finds the root; errors on dangling references and cycles.
+Result<void> link_objects(Level& lv, const std::vector<PendingObject>& pending, const Lexer& lx) {
+    std::unordered_map<std::int64_t, std::uint32_t>
+        by_number[static_cast<int>(RecordKind::unknown)];
+    auto table = [&](RecordKind k) -> auto& {
+        return by_number[static_cast<int>(k)];
+    };
+    for (const RecordRef& r : lv.record_order) {
+        if (r.kind == RecordKind::unknown || r.kind == RecordKind::sun) continue;
+        const std::int64_t n = payload_number(lv, kind_of(r.kind), r.index);
+        table(r.kind).emplace(n, r.index);
+    }
+    auto resolve = [&](const PendingRef& ref) -> Result<std::uint32_t> {
+        auto& t = table(ref.kind);
+        auto it = t.find(ref.number);
+        if (it == t.end()) {
+            return lx.lines().error_at(ref.offset, "wmp.dangling-reference",
+                                       "reference to a record that does not exist (number " +
+                                           std::to_string(ref.number) + ")");
+        }
+        return it->second;
+    };
+    std::vector<std::uint8_t> is_child(lv.objects.size(), 0);
+    for (std::size_t i = 0; i < lv.objects.size(); ++i) {
+        Object& o = lv.objects[i];
+        for (const PendingRef& c : pending[i].children) {
+            LK_TRY_ASSIGN(std::uint32_t idx, resolve(c));
+            o.children.push_back(idx);
+            is_child[idx] = 1;
+        }
+        if (pending[i].payload) {
+            LK_TRY_ASSIGN(std::uint32_t idx, resolve(*pending[i].payload));
+            o.payload = static_cast<std::int32_t>(idx);
+        }
+    }
+    lv.root = 0;
+    for (std::size_t i = 0; i < lv.objects.size(); ++i) {
+        if (!is_child[i]) {
+            lv.root = static_cast<std::uint32_t>(i);
+            break;
+        }
+    }
+    // Cycle check: an iterative DFS with colours.
+    std::vector<std::uint8_t> colour(lv.objects.size(), 0);
+    for (std::size_t s = 0; s < lv.objects.size(); ++s) {
+        if (colour[s]) continue;
+        std::vector<std::pair<std::uint32_t, std::size_t>> stack{
+            {static_cast<std::uint32_t>(s), 0}};
+        colour[s] = 1;
+        while (!stack.empty()) {
+            auto& [o, next] = stack.back();
+            if (next < lv.objects[o].children.size()) {
+                const std::uint32_t c = lv.objects[o].children[next++];
+                if (colour[c] == 1) {
+                    return Diagnostic::error("wmp.object-cycle",
+                                             "object " + std::to_string(lv.objects[c].number) +
+                                                 " contains itself")
+                        .with_path("object[" + std::to_string(lv.objects[c].number) + "]");
+                }
+                if (colour[c] == 0) {
+                    colour[c] = 1;
+                    stack.emplace_back(c, 0);
+                }
+            } else {
+                colour[o] = 2;
+                stack.pop_back();
+            }
+        }
+    }
+    return {};
+}
+
+void check_counts(const Level& lv, Diagnostics* warnings) {
+    if (!warnings) return;
+    auto warn = [&](std::string_view what, std::int64_t said, std::size_t has) {
+        if (said == static_cast<std::int64_t>(has)) return;
+        warnings->add(Diagnostic::warning(
+            "wmp.count-mismatch", "header says " + std::to_string(said) + " " + std::string(what) +
+                                      ", file has " + std::to_string(has)));
+    };
+    warn("blocks", lv.header.blocks, lv.blocks.size());
+    warn("entities", lv.header.entities, lv.entity_count());
+    warn("objects", lv.header.objects, lv.objects.size());
+}
+
+}  // namespace
+
+Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
+    Level lv;
+    lv.layout.source = data;
+    const std::string_view text = data.text();
+    lv.newline = newline_of(text);
+    Lexer lx(text, {}, &lv.layout);
+
+    auto head = lx.comment();
+    if (!head || detail::comment_text(head->text) != "WMP2") {
+        return lx.error(lx.peek(), "wmp.bad-header", "expected the '// WMP2' header line");
+    }
+    if (auto c = lx.comment()) lv.header.editor = std::string(detail::comment_text(c->text));
+    if (auto c = lx.comment()) {
+        std::string_view s = detail::comment_text(c->text);
+        lv.header.created_prefix = s.starts_with("Created ");
+        if (lv.header.created_prefix) s = trim(s.substr(8));
+        lv.header.created = std::string(s);
+    }
+    if (lx.peek().is("version")) {
+        lx.next();
+        LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
+    }
+    for (std::string_view key : {"blocks", "entities", "objects"}) {
+        LK_TRY(lx.expect(key, "header counts"));
+        std::int64_t& dst = key == "blocks"     ? lv.header.blocks
+                            : key == "entities" ? lv.header.entities
+                                                : lv.header.objects;
+        LK_TRY_ASSIGN(dst, lx.integer(key));
+    }
+    lv.wed.present = lx.peek().is("wed");
+    if (lv.wed.present) {
+        lx.next();
+        WMP_TRY_UNDER("wed", read_wed(lx, lv.wed));
+    } else {
+        lv.wed.has_palette = lv.wed.has_wad_section = false;
+    }
+    lv.prologue_span = {0, lx.token_count()};
+
+    if (!lv.header.version)
+        lv.dialect = Dialect::wmp2_a4;
+    else if (*lv.header.version < 700)
+        lv.dialect = Dialect::wmp2_a5;
+    else
+        lv.dialect = Dialect::wmp2_a6;
+
+    std::vector<PendingObject> pending;
+    while (!lx.at_end()) {
+        const std::uint32_t first = lx.token_count();
+        LK_TRY_ASSIGN(std::string_view kw, lx.word("record keyword"));
+        LK_TRY_ASSIGN(std::int64_t number, lx.integer("record number"));
+        LK_TRY(lx.expect("{", "record start"));
+        std::optional<std::string> label;
+        if (auto c = lx.comment_on_line()) label = std::string(detail::comment_text(c->text));
+        const std::string path = std::string(kw) + "[" + std::to_string(number) + "]";
+        RecordRef ref{RecordKind::unknown, 0};
+        auto kind = kind_from_class_name(kw);
+        if (!kind) {
+            ref = {RecordKind::unknown, static_cast<std::uint32_t>(lv.unknown_records.size())};
+            UnknownRecord& u = lv.unknown_records.emplace_back();
+            u.keyword = kw;
+            u.number = number;
+            u.label = label;
+            if (warnings) {
+                warnings->add(
+                    lx.lines()
+                        .warning_at(lx.offset(), "wmp.unknown-record",
+                                    "unknown record '" + printable(kw) + "' kept as it is")
+                        .with_path(path));
+            }
+            WMP_TRY_UNDER(path, read_unknown_body(lx, u));
+        } else {
+            switch (*kind) {
+                case Kind::group: {
+                    ref = {RecordKind::object, static_cast<std::uint32_t>(lv.objects.size())};
+                    Object& o = lv.objects.emplace_back();
+                    o.number = number;
+                    o.name = label;
+                    o.class_text = "object";
+                    WMP_TRY_UNDER(path, read_object_record(lx, o, pending.emplace_back()));
+                    break;
+                }
+                case Kind::block: {
+                    ref = {RecordKind::block, push(lv.blocks, number, label)};
+                    WMP_TRY_UNDER(path, read_block_body(lx, lv.blocks.back(), false));
+                    break;
+                }
+                case Kind::level:
+                    ref = {RecordKind::level, push(lv.levels, number, label)};
+                    WMP_TRY_UNDER(path, read_level_record(lx, lv.levels.back()));
+                    break;
+                case Kind::model:
+                    ref = {RecordKind::model, push(lv.models, number, label)};
+                    WMP_TRY_UNDER(path, read_model_record(lx, lv.models.back()));
+                    break;
+                case Kind::light: {
+                    ref = {RecordKind::light, push(lv.lights, number, label)};
+                    Light& l = lv.lights.back();
+                    auto rd = [&]() -> Result<void> {
+                        LK_TRY_ASSIGN(l.color.r, lx.number("light red"));
+                        LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
+                        LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
+                        LK_TRY_ASSIGN(l.range, lx.number("light range"));
+                        // levelkit writes WMPB light flags as a fifth value when they are set.
+                        if (!lx.peek().is("}") && !next_on_new_line(lx)) {
+                            LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
+                        }
+                        return {};
+                    };
+                    WMP_TRY_UNDER(path, rd());
+                    break;
+                }
+                case Kind::start: {
+                    ref = {RecordKind::start, push(lv.starts, number, label)};
+                    auto name = read_line_field(lx, "start name");
+                    if (!name) return under(std::move(name).error(), path);
+                    lv.starts.back().name = std::move(name).value();
+                    break;
+                }
+                case Kind::sound: {
+                    ref = {RecordKind::sound, push(lv.sounds, number, label)};
+                    Sound& s = lv.sounds.back();
+                    auto rd = [&]() -> Result<void> {
+                        LK_TRY_ASSIGN(std::string_view f, lx.angle("sound file"));
+                        s.file = f;
+                        LK_TRY_ASSIGN(s.flags, lx.bits("sound flags"));
+                        LK_TRY_ASSIGN(s.volume, lx.number("sound volume"));
+                        LK_TRY_ASSIGN(s.param2, lx.number("sound value"));
+                        LK_TRY_ASSIGN(s.param3, lx.number("sound value"));
+                        LK_TRY_ASSIGN(s.range, lx.number("sound range"));
+                        return {};
+                    };
+                    WMP_TRY_UNDER(path, rd());
+                    break;
+                }
+                case Kind::path:
+                    ref = {RecordKind::path, push(lv.paths, number, label)};
+                    WMP_TRY_UNDER(path, read_path_record(lx, lv.paths.back()));
+                    break;
+                case Kind::region: {
+                    ref = {RecordKind::region, push(lv.regions, number, label)};
+                    Region& r = lv.regions.back();
+                    auto rd = [&]() -> Result<void> {
+                        LK_TRY_ASSIGN(r.name, read_line_field(lx, "region name"));
+                        LK_TRY_ASSIGN(r.mins, read_vec3(lx, "region minimum"));
+                        LK_TRY_ASSIGN(r.maxs, read_vec3(lx, "region maximum"));
+                        return {};
+                    };
+                    WMP_TRY_UNDER(path, rd());
+                    break;
+                }
+            }
+        }
+        WMP_TRY_UNDER(path, lx.expect("}", "record end"));
+        lv.record_order.push_back(ref);
+        lv.record_spans.push_back({first, lx.token_count()});
+    }
+    if (lv.layout.empty()) {
+        return lx.error(lx.peek(), "wmp.empty", "the file has no content");
+    }
+    LK_TRY(link_objects(lv, pending, lx));
+    check_counts(lv, warnings);
+    return lv;
+}
+
+namespace {
+
+Result<void> read_mm_transform(Lexer& lx, Transform& t, bool has_scale) {
+    LK_TRY_ASSIGN(t.position, read_vec3(lx, "position"));
+    LK_TRY_ASSIGN(t.angles, read_vec3(lx, "angles"));
+    if (has_scale) {
+        LK_TRY_ASSIGN(t.scale, read_vec3(lx, "scale"));
+    }
+    return {};
+}
+
+Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
+    LK_TRY(read_mm_transform(lx, t, true));
+    m.scale = t.scale;
+    LK_TRY_ASSIGN(m.file, read_line_field(lx, "model file"));
+    LK_TRY_ASSIGN(m.name, read_line_field(lx, "entity name"));
+    LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
+    m.action = opt_string(action);
+    do {
+        LK_TRY_ASSIGN(double s, lx.number("skill"));
+        m.skills.push_back(s);
+    } while (!next_on_new_line(lx));
+    LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
+    LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
+    if (lx.peek().is("}")) return {};
+    m.text_extended = true;
+    LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
+    LK_TRY_ASSIGN(m.mm_path_index, lx.integer("path index"));
+    LK_TRY_ASSIGN(m.mm_reserved, lx.integer("model value"));
+    if (lx.peek().is("}")) return {};
+    m.text_material_lines = true;
+    LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
+    m.material = opt_string(mat);
+    for (std::uint16_t tag = 0; !lx.peek().is("}") && !lx.at_end(); ++tag) {
+        LK_TRY_ASSIGN(std::string s, read_line_field(lx, "entity string"));
+        if (s != kNdef) m.strings.push_back({tag, std::move(s)});
+    }
+    return {};
+}
+
+Result<void> read_mm_path(Lexer& lx, Path& p) {
+    LK_TRY_ASSIGN(p.name, read_line_field(lx, "path name"));
+    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "path node count"));
+    LK_TRY_ASSIGN(p.mm_value_count, lx.integer("path value count"));
+    p.nodes.resize(n);
+    for (auto& v : p.nodes) {
+        LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
+    }
+    p.skills_per_node = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t k = 0;
+        do {
+            LK_TRY_ASSIGN(double s, lx.number("node skill"));
+            p.node_skills.push_back(s);
+            ++k;
+        } while (!next_on_new_line(lx));
+        if (i == 0) p.skills_per_node = k;
+        if (k != p.skills_per_node) {
+            return lx.error(lx.peek(), "wmp.bad-count",
+                            "path nodes must all have the same number of skills");
+        }
+    }
+    while (!lx.peek().is("}")) {
+        PathEdge& e = p.edges.emplace_back();
+        const Token t = lx.peek();
+        LK_TRY_ASSIGN(std::uint32_t from, lx.index("edge start"));
+        LK_TRY_ASSIGN(std::uint32_t to, lx.index("edge end"));
+        if (from == 0 || to == 0) {
+            return lx.error(t, "wmp.bad-index", "`$$M` edge nodes count from 1");
+        }
+        e.from = from - 1;
+        e.to = to - 1;
+        for (double& v : e.values) {
+            LK_TRY_ASSIGN(v, lx.number("edge value"));
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<Level> read_mm(Blob data, Diagnostics* warnings) {
+    Level lv;
+    lv.dialect = Dialect::mm;
+    lv.layout.source = data;
+    const std::string_view text = data.text();
+    lv.newline = newline_of(text);
+    lv.wed.present = lv.wed.has_palette = lv.wed.has_wad_section = false;
+    Lexer lx(text, {}, &lv.layout);
+
+    auto banner = lx.comment();
+    if (banner) lv.header.mm_banner = std::string(detail::comment_text(banner->text));
+    LK_TRY(lx.expect("version", "version line"));
+    LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
+    lv.prologue_span = {0, lx.token_count()};
+
+    Object& root = lv.objects.emplace_back();
+    root.kind = Kind::level;
+    lv.root = 0;
+    auto add_object = [&](Kind k, std::uint32_t payload, const Transform& t) {
+        Object& o = lv.objects.emplace_back();
+        o.kind = k;
+        o.payload = static_cast<std::int32_t>(payload);
+        o.transform = t;
+        o.number = static_cast<std::int64_t>(lv.objects.size() - 1);
+        lv.objects[lv.root].children.push_back(static_cast<std::uint32_t>(lv.objects.size() - 1));
+    };
+    std::size_t record_no = 0;
+    bool saw_level = false, saw_sun = false;
+    while (!lx.at_end()) {
+        const std::uint32_t first = lx.token_count();
+        const std::string path = "record[" + std::to_string(record_no++) + "]";
+        WMP_TRY_UNDER(path, lx.expect("{", "record start"));
+        auto kc = lx.comment_on_line();
+        const std::string_view kind = kc ? detail::comment_text(kc->text) : std::string_view{};
+        const Token type_tok = lx.peek();
+        auto type = lx.integer("record type");
+        if (!type) return under(std::move(type).error(), path);
+        RecordRef ref{RecordKind::unknown, 0};
+        Transform t;
+        auto body = [&]() -> Result<void> {
+            if (kind == "level") {
+                if (saw_level) {
+                    return lx.error(type_tok, "wmp.duplicate-record", "second level record");
+                }
+                saw_level = true;
+                if (lv.levels.empty()) push(lv.levels, 0, std::nullopt);
+                ref = {RecordKind::level, 0};
+                lv.objects[lv.root].payload = 0;
+                LevelInfo& li = lv.levels.back();
+                li.number = *type;
+                LK_TRY_ASSIGN(li.wad, read_line_field(lx, "level WAD"));
+                LK_TRY_ASSIGN(li.palette, read_line_field(lx, "palette"));
+                while (lx.peek().is("{")) {
+                    const std::uint32_t bi = static_cast<std::uint32_t>(lv.blocks.size());
+                    Block& b = lv.blocks.emplace_back();
+                    lx.next();
+                    if (auto c = lx.comment_on_line())
+                        b.label = std::string(detail::comment_text(c->text));
+                    b.number = bi;
+                    WMP_TRY_UNDER("block[" + std::to_string(bi) + "]",
+                                  read_block_body(lx, b, true));
+                    WMP_TRY_UNDER("block[" + std::to_string(bi) + "]", lx.expect("}", "block end"));
+                    add_object(Kind::block, bi, {});
+                }
+                return {};
+            }
+            if (kind == "sun") {
+                if (saw_sun) {
+                    return lx.error(type_tok, "wmp.duplicate-record", "second sun record");
+                }
+                saw_sun = true;
+                ref = {RecordKind::sun, 0};
+                if (lv.levels.empty()) {
+                    push(lv.levels, 0, std::nullopt);
+                    lv.objects[lv.root].payload = 0;
+                }
+                lv.levels[0].mm_sun_type = *type;
+                LK_TRY_ASSIGN(lv.levels[0].sun_azimuth, lx.number("sun azimuth"));
+                LK_TRY_ASSIGN(lv.levels[0].sun_elevation, lx.number("sun elevation"));
+                return {};
+            }
+            if (kind == "model") {
+                ref = {RecordKind::model, push(lv.models, *type, std::nullopt)};
+                Model& m = lv.models.back();
+                LK_TRY(read_mm_model(lx, m, t));
+                add_object(Kind::model, ref.index, t);
+                return {};
+            }
+            if (kind == "light") {
+                ref = {RecordKind::light, push(lv.lights, *type, std::nullopt)};
+                Light& l = lv.lights.back();
+                LK_TRY(read_mm_transform(lx, t, false));
+                LK_TRY_ASSIGN(l.color.r, lx.number("light red"));
+                LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
+                LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
+                LK_TRY_ASSIGN(l.range, lx.number("light range"));
+                LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
+                add_object(Kind::light, ref.index, t);
+                return {};
+            }
+            if (kind == "start") {
+                ref = {RecordKind::start, push(lv.starts, *type, std::nullopt)};
+                LK_TRY(read_mm_transform(lx, t, false));
+                LK_TRY_ASSIGN(lv.starts.back().name, read_line_field(lx, "start name"));
+                add_object(Kind::start, ref.index, t);
+                return {};
+            }
+            if (kind == "sound") {
+                ref = {RecordKind::sound, push(lv.sounds, *type, std::nullopt)};
+                Sound& s = lv.sounds.back();
+                LK_TRY(read_mm_transform(lx, t, false));
+                LK_TRY_ASSIGN(s.file, read_line_field(lx, "sound file"));
+                LK_TRY_ASSIGN(s.flags, lx.bits("sound flags"));
+                LK_TRY_ASSIGN(s.volume, lx.number("sound volume"));
+                LK_TRY_ASSIGN(s.param2, lx.number("sound value"));
+                LK_TRY_ASSIGN(s.param3, lx.number("sound value"));
+                LK_TRY_ASSIGN(s.range, lx.number("sound range"));
+                add_object(Kind::sound, ref.index, t);
+                return {};
+            }
+            if (kind == "path") {
+                ref = {RecordKind::path, push(lv.paths, *type, std::nullopt)};
+                LK_TRY(read_mm_path(lx, lv.paths.back()));
+                add_object(Kind::path, ref.index, t);
+                return {};
+            }
+            if (kind == "region") {
+                ref = {RecordKind::region, push(lv.regions, *type, std::nullopt)};
+                Region& r = lv.regions.back();
+                LK_TRY_ASSIGN(r.name, read_line_field(lx, "region name"));
+                LK_TRY_ASSIGN(r.mins, read_vec3(lx, "region minimum"));
+                LK_TRY_ASSIGN(r.maxs, read_vec3(lx, "region maximum"));
+                add_object(Kind::region, ref.index, t);
+                return {};
+            }
+            ref = {RecordKind::unknown, static_cast<std::uint32_t>(lv.unknown_records.size())};
+            UnknownRecord& u = lv.unknown_records.emplace_back();
+            u.keyword = kind;
+            u.has_keyword = kc.has_value();
+            u.number = *type;
+            if (warnings) {
+                warnings->add(lx.lines()
+                                  .warning_at(type_tok.offset, "wmp.unknown-record",
+                                              "unknown $$M record kind '" + printable(kind) +
+                                                  "' kept as it is")
+                                  .with_path(path));
+            }
+            return read_unknown_body(lx, u);
+        };
+        WMP_TRY_UNDER(path, body());
+        WMP_TRY_UNDER(path, lx.expect("}", "record end"));
+        lv.record_order.push_back(ref);
+        lv.record_spans.push_back({first, lx.token_count()});
+    }
+    if (lv.levels.empty()) lv.objects[lv.root].kind = Kind::group;
+    lv.header.blocks = static_cast<std::int64_t>(lv.blocks.size());
+    lv.header.entities = static_cast<std::int64_t>(lv.entity_count());
+    lv.header.objects = static_cast<std::int64_t>(lv.objects.size());
+    return lv;
+}
+
+}  // namespace lk::wmp

@@ -1,0 +1,514 @@
+// WMP2 text, `$$M` and A3: the syntax as WED writes it, one small fixture per feature.
+#include <gtest/gtest.h>
+
+#include "levelkit/core/file.hpp"
+#include "levelkit/wmp/resolve.hpp"
+#include "levelkit/wmp/wmp.hpp"
+
+namespace lk::wmp {
+namespace {
+
+Blob text(std::string_view s) {
+    return Blob::copy_of(s);
+}
+
+std::string write_str(const Level& lv) {
+    auto s = write_text(lv);
+    EXPECT_TRUE(s.ok()) << (s ? "" : s.error().to_string());
+    return s ? s.value() : std::string();
+}
+
+// The block from the Gamestudio manual's WMP page (A6+ syntax), inside a minimal level.
+constexpr std::string_view kA6 = R"(// WMP2
+// WMPIO V 1.30
+// Created 01.11.2012
+
+version 710
+
+blocks 1
+entities 1
+objects 2
+
+wed {
+	palette {
+	}
+
+	wad {
+		0 0 0 0 0
+		<C:\Gstudio\wads\standard.wad> 1
+	}
+}
+
+block 0 {
+	vertices 8
+	faces 6
+	5 -5 40   5 -5 -40   5 5 40
+	5 5 -40   -5 -5 40   -5 -5 -40
+	-5 5 40   -5 5 -40
+	4  1 0 2 3 : heavymetal ( 0 1 0 0 ) ( 0 0 -1 0 ) 0 0 0 1 1 : 0000 0 50 ndef
+	4  0 1 5 4 : heavymetal ( 1 0 0 0 ) ( 0 0 -1 0 ) 0 0 0 1 1 : 0000 0 50 ndef
+	4  4 5 7 6 : heavymetal ( 0 1 0 0 ) ( 0 0 -1 0 ) 0 0 0 1 1 : 0000 0 50 ndef
+	4  3 2 6 7 : heavymetal ( 1 0 0 0 ) ( 0 0 -1 0 ) 0 0 0 1 1 : 0000 0 50 ndef
+	4  2 0 4 6 : defaulttex ( 1 0 0 -96 ) ( 0 -1 0 -64 ) 0 32 15 2 1 : 01000000000000000000000000000001 10 70 mat_x
+	4  1 3 7 5 : heavymetal ( 1 0 0 0 ) ( 0 -1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef
+	{
+		00000000000000010000000000000000
+		ndef
+		5
+	}
+}
+
+level 0 {   // Root
+	<box.$$w>
+	<palette.pcx>
+	30
+	0
+	60
+	<box.c>
+	100.000000 100.000000 100.000000
+	19.607843 39.215687 100.000000
+	100.000000 19.607843 19.607843
+	-0.000000 -0.000000 -0.000000
+	58.823528 58.823528 58.823528
+	19.607843 19.607843 19.607843
+}
+
+object 0 {  // Root
+	(0 0 0) (0 0 0) (1 1 1)
+	object 1
+	level 0
+}
+
+object 1 {
+	(0 0 16) (1.570796 0 0) (1 1 1)
+	block 0
+}
+
+)";
+
+TEST(WmpText, A6BlockFieldsAreTyped) {
+    auto lv = read_wmp2(text(kA6));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    EXPECT_EQ(lv->dialect, Dialect::wmp2_a6);
+    EXPECT_EQ(lv->header.editor, "WMPIO V 1.30");
+    EXPECT_EQ(lv->header.created, "01.11.2012");
+    EXPECT_EQ(lv->header.version, 710);
+    ASSERT_EQ(lv->blocks.size(), 1u);
+    const Block& b = lv->blocks[0];
+    ASSERT_EQ(b.vertices.size(), 8u);
+    EXPECT_EQ(b.vertices[1], Vec3(5, -5, -40));
+    ASSERT_EQ(b.faces.size(), 6u);
+    const Face& f = b.faces[4];
+    EXPECT_EQ(f.indices, (std::vector<std::uint32_t>{2, 0, 4, 6}));
+    EXPECT_EQ(f.texture, "defaulttex");
+    ASSERT_TRUE(f.t1 && f.t2);
+    EXPECT_EQ(f.t1->axis, Vec3(1, 0, 0));
+    EXPECT_EQ(f.t1->offset, -96);
+    EXPECT_EQ(f.t2->offset, -64);
+    ASSERT_TRUE(f.transform);
+    EXPECT_EQ(f.transform->offset_y, 32);
+    EXPECT_EQ(f.transform->rotation, 15);
+    EXPECT_EQ(f.transform->scale_x, 2);
+    // Flags are a binary number, most significant bit first.
+    EXPECT_EQ(f.flags, 0x40000001u);
+    EXPECT_EQ(f.ambient, 10);
+    EXPECT_EQ(f.albedo, 70);
+    EXPECT_EQ(f.material, "mat_x");
+    EXPECT_FALSE(b.faces[0].material.has_value());  // "ndef"
+    EXPECT_EQ(b.flags, block_flag::locked_textures);
+    EXPECT_FALSE(b.function.has_value());
+    EXPECT_EQ(b.index, 5);
+}
+
+TEST(WmpText, ObjectTreeLinksPayloads) {
+    auto lv = read_wmp2(text(kA6));
+    ASSERT_TRUE(lv.ok());
+    ASSERT_EQ(lv->objects.size(), 2u);
+    const Object& root = lv->objects[lv->root];
+    EXPECT_EQ(root.name, "Root");  // the comment after `{`
+    EXPECT_EQ(root.kind, Kind::level);
+    EXPECT_EQ(root.payload, 0);
+    ASSERT_EQ(root.children.size(), 1u);
+    const Object& child = lv->objects[root.children[0]];
+    EXPECT_EQ(child.kind, Kind::block);
+    EXPECT_EQ(child.transform.position, Vec3(0, 0, 16));
+    EXPECT_DOUBLE_EQ(child.transform.angles.x, 1.570796);  // radians
+    const LevelInfo& li = lv->levels[0];
+    EXPECT_EQ(li.wad, "box.$$w");
+    EXPECT_EQ(li.script, "box.c");
+    EXPECT_EQ(li.sun_elevation, 60);
+    ASSERT_EQ(li.colors.size(), 6u);
+    EXPECT_NEAR(li.colors[1].g, 39.215687, 1e-9);
+    EXPECT_EQ(lv->wed.wads.size(), 1u);
+    EXPECT_EQ(lv->wed.wads[0].path, "C:\\Gstudio\\wads\\standard.wad");
+}
+
+TEST(WmpText, WritesBackByteForByte) {
+    auto lv = read_wmp2(text(kA6));
+    ASSERT_TRUE(lv.ok());
+    EXPECT_EQ(write_str(lv.value()), kA6);
+}
+
+TEST(WmpText, ChangedValuesAreWrittenFromTheModel) {
+    auto lv = read_wmp2(text(kA6));
+    ASSERT_TRUE(lv.ok());
+    lv->blocks[0].vertices[0].x = 7.25;
+    lv->blocks[0].faces[0].texture = "stone";
+    const std::string out = write_str(lv.value());
+    std::string expected(kA6);
+    expected.replace(expected.find("5 -5 40"), 1, "7.25");
+    expected.replace(expected.find("heavymetal"), 10, "stone");
+    EXPECT_EQ(out, expected);
+}
+
+TEST(WmpText, RecordsThatChangeShapeAreRewrittenCanonically) {
+    auto lv = read_wmp2(text(kA6));
+    ASSERT_TRUE(lv.ok());
+    lv->blocks[0].faces.pop_back();  // the block now has five faces
+    const std::string out = write_str(lv.value());
+    auto again = read_wmp2(Blob::copy_of(out));
+    ASSERT_TRUE(again.ok()) << again.error().to_string();
+    EXPECT_EQ(again->blocks[0].faces.size(), 5u);
+    // Everything outside the block keeps its bytes.
+    EXPECT_NE(out.find("level 0 {   // Root"), std::string::npos);
+    EXPECT_NE(out.find("\tfaces 5"), std::string::npos);
+}
+
+// A4: Quake-style plane triplets, no `version`, quoted entity flags.
+constexpr std::string_view kA4 = R"(// WMP2
+// ACKWED V 4.34
+// Created 30.07.2000
+
+blocks 1
+entities 2
+objects 3
+
+wed {
+	palette {
+		00 00 00  0f 0f 0f  
+	}
+}
+
+block 0 {
+	( 0 0 64 ) ( 0 64 64 ) ( 64 0 64 ) *water 16 0 0 1.00 1.00 : 01001001 0.0 50.0 ndef ndef 0.0 0000
+	( 0 0 0 ) ( 64 0 0 ) ( 0 64 0 ) *water 0 0 0 1.00 1.00 : 0000 0.0 50.0 ndef ndef 0.0 0000
+	( 0 0 0 ) ( 0 0 64 ) ( 64 0 0 ) *water 0 0 0 1.00 1.00 : 0000 0.0 50.0 ndef ndef 0.0 0000
+	( 0 64 0 ) ( 64 64 0 ) ( 0 64 64 ) *water 0 0 0 1.00 1.00 : 0000 0.0 50.0 ndef ndef 0.0 0000
+	( 0 0 0 ) ( 0 64 0 ) ( 0 0 64 ) *water 0 0 0 1.00 1.00 : 0000 0.0 50.0 ndef ndef 0.0 0000
+	( 64 0 0 ) ( 64 0 64 ) ( 64 64 0 ) *water 0 0 0 1.00 1.00 : 0000 0.0 50.0 ndef ndef 0.0 0000
+	{
+		0000
+		ndef
+	}
+}
+
+level 0 {
+	<w.$$w>
+	<palette.pcx>
+	30
+	0.000
+	45.000
+	<ndef>
+	0 0 0
+	0 0 0
+	0 0 0
+	0 0 0
+}
+
+model 1 {
+	1.0 1.0 1.0
+	<player.mdl>
+	player_mdl_001
+	init_player
+	0 0 0 0 0 0 0 0
+	'00000100'
+	0.0
+}
+
+object 0 {
+	(0.0 0.0 0.0) (0.0 0.0 0.0) (1.0 1.0 1.0)
+	object 1, 2
+	level 0
+}
+
+object 1 {
+	(0.0 0.0 0.0) (0.0 0.0 0.0) (1.0 1.0 1.0)
+	block 0
+}
+
+object 2 {
+	(10.0 20.0 30.0) (0.0 0.0 0.0) (1.0 1.0 1.0)
+	model 1
+}
+
+)";
+
+TEST(WmpText, A4PlaneBlocks) {
+    auto lv = read_wmp2(text(kA4));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    EXPECT_EQ(lv->dialect, Dialect::wmp2_a4);
+    EXPECT_FALSE(lv->header.version.has_value());
+    const Block& b = lv->blocks[0];
+    EXPECT_TRUE(b.plane_syntax);
+    ASSERT_EQ(b.faces.size(), 6u);
+    EXPECT_EQ(b.faces[0].plane_points[1], Vec3(0, 64, 64));
+    EXPECT_EQ(b.faces[0].flags, 0b01001001u);
+    EXPECT_EQ(b.faces[0].transform->offset_x, 16);
+    EXPECT_EQ(b.faces[0].a4_tail, (std::vector<std::string>{"ndef", "0.0", "0000"}));
+    EXPECT_FALSE(b.index.has_value());           // A4 trailers have no index
+    EXPECT_EQ(lv->levels[0].colors.size(), 4u);  // WED 4.x writes only the fog colours
+    EXPECT_EQ(lv->models[0].flags, 0b100u);
+    EXPECT_TRUE(lv->models[0].text_quoted_flags);
+    EXPECT_EQ(lv->objects[0].children.size(), 2u);
+    EXPECT_EQ(write_str(lv.value()), kA4);
+
+    // The planes close a 64-unit cube: eight vertices, quads wound like WED's polygon faces.
+    Block poly = b;
+    ASSERT_TRUE(plane_block_to_polygons(poly));
+    EXPECT_EQ(poly.vertices.size(), 8u);
+    for (const Face& f : poly.faces) {
+        EXPECT_EQ(f.indices.size(), 4u);
+        const Plane pl =
+            *Plane::from_points(f.plane_points[0], f.plane_points[1], f.plane_points[2]);
+        EXPECT_TRUE(near(face_normal(poly.vertices, f), pl.normal, 1e-9));
+    }
+}
+
+TEST(WmpText, A8ExtendedModelRecord) {
+    constexpr std::string_view kModel = R"(// WMP2
+// WMPIO V 1.30
+// Created 01.11.2012
+
+version 710
+
+blocks 0
+entities 1
+objects 1
+
+model 1 {   // hill
+	1 1 1
+	<hill.hmp>
+	hill
+	Player,Core
+	0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	0101
+	0
+	50
+	path_001
+	ndef
+	mtl_terrain
+	LfpSun
+	ndef
+}
+
+object 0 {  // hill
+	(0 0 0) (0 0 0) (1 1 1)
+	model 1
+}
+
+)";
+    auto lv = read_wmp2(text(kModel));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    const Model& m = lv->models[0];
+    EXPECT_EQ(m.file, "hill.hmp");
+    EXPECT_EQ(model_file_type(m.file), ModelFileType::hmp);  // terrain
+    EXPECT_EQ(m.action, "Player,Core");                      // a line field: commas allowed
+    EXPECT_EQ(m.skills.size(), 20u);
+    EXPECT_EQ(m.flags, 5u);
+    EXPECT_EQ(m.path, "path_001");
+    EXPECT_FALSE(m.string2.has_value());
+    EXPECT_EQ(m.material, "mtl_terrain");
+    ASSERT_EQ(m.strings.size(), 1u);
+    EXPECT_EQ(m.strings[0].tag, 0);
+    EXPECT_EQ(write_str(lv.value()), kModel);
+}
+
+constexpr std::string_view kMM = R"(// wmpio (1.30), 27.10.2017
+
+version 711
+
+
+{ //level
+	0
+	box.$$w
+	palette.pcx
+	{   // 0
+		vertices 4
+		faces 4
+		0 0 0   64 0 0   0 64 0
+		0 0 64
+		3  0 1 2 : stone ( 1 0 0 0 ) ( 0 -1 0 0 ) : 0000 0 50 ndef
+		3  0 3 1 : stone [ 0 0 1 0 1 1 ] ( 1 0 0 0 ) ( 0 0 -1 0 ) : 0000 0 50 ndef
+		3  0 2 3 : stone ( 0 1 0 0 ) ( 0 0 -1 0 ) : 0011 0 50 ndef
+		3  1 3 2 : stone ( 0.5 0 0 8 ) ( 0 -0.5 0 4 ) : 0000 0 50 ndef
+		{
+			0000
+			ndef
+			0
+		}
+	}
+}
+{ //sun
+	5
+	270
+	55
+}
+{ //model
+	7
+	10 20 30
+	90 0 0
+	2 2 2
+	guard.mdl
+	guard_mdl_001
+	ndef
+	0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	0000
+	0
+	50
+	1
+	0
+}
+{ //light
+	2
+	-16 32 48
+	0 0 0
+	71.764709 35.686275 -0.000000 400 0100
+}
+{ //path
+	6
+	path_001
+	2
+	8
+	0 0 0
+	100 0 0
+	0 0 0 0 0 0
+	0 0 0 0 0 0
+	1 2 100 0 0 0
+}
+)";
+
+TEST(WmpMM, RecordsAndBlocks) {
+    auto lv = read_mm(text(kMM));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    EXPECT_EQ(lv->dialect, Dialect::mm);
+    EXPECT_EQ(lv->header.mm_banner, "wmpio (1.30), 27.10.2017");
+    ASSERT_EQ(lv->blocks.size(), 1u);
+    const Block& b = lv->blocks[0];
+    EXPECT_EQ(b.label, "0");
+    EXPECT_FALSE(b.faces[0].transform.has_value());  // baked into the vectors
+    EXPECT_EQ(b.faces[1].uvs.size(), 3u);
+    EXPECT_EQ(b.faces[3].t1->axis, Vec3(0.5, 0, 0));
+    EXPECT_EQ(b.faces[3].t2->offset, 4);
+    EXPECT_EQ(lv->levels[0].sun_azimuth, 270);
+    ASSERT_EQ(lv->models.size(), 1u);
+    EXPECT_EQ(lv->models[0].number, 7);  // the `$$M` type number
+    EXPECT_EQ(lv->models[0].mm_path_index, 1);
+    const Object* guard = nullptr;
+    for (const Object& o : lv->objects) {
+        if (o.kind == Kind::model) guard = &o;
+    }
+    ASSERT_NE(guard, nullptr);
+    EXPECT_EQ(guard->transform.angles, Vec3(90, 0, 0));  // degrees in `$$M`
+    EXPECT_EQ(guard->transform.scale, Vec3(2, 2, 2));
+    EXPECT_EQ(lv->lights[0].flags, 0b0100u);
+    ASSERT_EQ(lv->paths.size(), 1u);
+    ASSERT_EQ(lv->paths[0].edges.size(), 1u);
+    EXPECT_EQ(lv->paths[0].edges[0].from, 0u);  // 1-based in the file
+    EXPECT_EQ(lv->paths[0].edges[0].values[0], 100);
+    EXPECT_EQ(lv->paths[0].mm_value_count, 8);
+    EXPECT_EQ(write_str(lv.value()), kMM);
+}
+
+constexpr std::string_view kA3 =
+    "#  This file \"T.WMP\" was generated by WED v3.26\r\n"
+    "#vertex\txpos ypos zpos index\r\n"
+    "VERTEX\t0.000 0.000 0.000;#0\r\n"
+    "VERTEX\t64.000 0.000 0.000;#1\r\n"
+    "REGION\tfloor 0.000 50.000;#0\r\n"
+    "WALL\tbrick 0 1\t0\t0\t0.000 0.000;#0\r\n"
+    "THING\tlamp 8.000 8.000 90.000\t0;#1\r\n"
+    "PLAYER_START\t16.000 16.000 0.000\t0;#2\r\n"
+    "WAY\tpatrol\t0.000 0.000\t32.000 32.000;#0\r\n"
+    "\r\n";
+
+TEST(WmpA3, LineRecords) {
+    auto a = read_a3(text(kA3));
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    EXPECT_EQ(a->editor, "WED v3.26");
+    ASSERT_EQ(a->vertices.size(), 2u);
+    EXPECT_EQ(a->vertices[1].x, 64);
+    EXPECT_EQ(a->regions[0].ceiling, 50);
+    EXPECT_EQ(a->walls[0].v2, 1);
+    EXPECT_EQ(a->things[0].angle, 90);
+    EXPECT_EQ(a->player_starts[0].x, 16);
+    ASSERT_EQ(a->ways[0].points.size(), 2u);
+    EXPECT_EQ(write_a3(a.value()), kA3);
+}
+
+// --- errors ----------------------------------------------------------------------------
+
+struct BadCase {
+    std::string_view name;
+    std::string text;
+    std::string_view code;
+    std::uint32_t line;
+};
+
+TEST(WmpText, BadInputGivesLocatedErrors) {
+    const std::string head =
+        "// WMP2\n// ACKWED V 5.0\n// Created 1.1.2002\n\nversion 510\n\n"
+        "blocks 1\nentities 0\nobjects 1\n\n";
+    const std::string block =
+        "block 0 {\n\tvertices 3\n\tfaces 1\n\t0 0 0   1 0 0   0 1 0\n"
+        "\t3  0 1 2 : t 0 0 0 1 1 : 0000 0 50 ndef\n\t{\n\t\t0000\n\t\tndef\n\t\t0\n\t}\n}\n";
+    const BadCase cases[] = {
+        {"not a number", head + "block 0 {\n\tvertices 3\n\tfaces 1\n\t0 0 x\n}\n",
+         "wmp.bad-number", 14},
+        {"index out of range",
+         head + "block 0 {\n\tvertices 3\n\tfaces 1\n\t0 0 0   1 0 0   0 1 0\n\t3  0 1 7 : t\n",
+         "wmp.bad-vertex-index", 15},
+        {"huge count", head + "block 0 {\n\tvertices 4000000000\n", "wmp.bad-count", 12},
+        {"dangling reference",
+         head + block + "object 0 {\n\t(0 0 0) (0 0 0) (1 1 1)\n\tblock 9\n}\n",
+         "wmp.dangling-reference", 24},
+        {"missing header", "blocks 0\n", "wmp.bad-header", 1},
+        {"truncated record", head + "block 0 {\n\tvertices 3\n\tfaces 1\n\t0 0 0   1 0",
+         "wmp.bad-number", 14},
+        {"bad flags",
+         head + "block 0 {\n\tvertices 3\n\tfaces 1\n\t0 0 0   1 0 0   0 1 0\n"
+                "\t3  0 1 2 : t 0 0 0 1 1 : 0201 0 50 ndef\n",
+         "wmp.bad-flags", 15},
+    };
+    for (const BadCase& c : cases) {
+        auto lv = read_wmp2(Blob::copy_of(c.text));
+        ASSERT_FALSE(lv.ok()) << c.name;
+        EXPECT_EQ(lv.error().code, c.code) << c.name << ": " << lv.error().to_string();
+        EXPECT_EQ(lv.error().line, c.line) << c.name << ": " << lv.error().to_string();
+        EXPECT_GT(lv.error().column, 0u) << c.name;
+    }
+    // The logical path names the record and field.
+    auto bad = read_wmp2(Blob::copy_of(cases[1].text));
+    EXPECT_EQ(bad.error().path, "block[0]/face[0]");
+}
+
+TEST(WmpText, ObjectCyclesAreRejected) {
+    const std::string t =
+        "// WMP2\n// x\n// Created 1\n\nversion 710\n\nblocks 0\nentities 0\nobjects 2\n\n"
+        "object 0 {\n\t(0 0 0) (0 0 0) (1 1 1)\n\tobject 1\n}\n\n"
+        "object 1 {\n\t(0 0 0) (0 0 0) (1 1 1)\n\tobject 0\n}\n";
+    auto lv = read_wmp2(Blob::copy_of(t));
+    ASSERT_FALSE(lv.ok());
+    EXPECT_EQ(lv.error().code, "wmp.object-cycle");
+}
+
+TEST(WmpText, DetectsEveryDialect) {
+    EXPECT_EQ(detect(as_bytes(kA6)), Dialect::wmp2_a6);
+    EXPECT_EQ(detect(as_bytes(kA4)), Dialect::wmp2_a4);
+    EXPECT_EQ(detect(as_bytes(kMM)), Dialect::mm);
+    EXPECT_EQ(detect(as_bytes(kA3)), Dialect::a3);
+    EXPECT_EQ(detect(as_bytes(std::string_view("WMPB\x01\x04\x05\x00", 8))), Dialect::wmpb);
+    EXPECT_FALSE(detect(as_bytes(std::string_view("versioninfo {"))).has_value());
+}
+
+}  // namespace
+}  // namespace lk::wmp
