@@ -10,6 +10,7 @@ lk="$root/build/cli/levelkit"
 out="$root/build/demo"
 mkdir -p "$out"
 sample="$root/samples/demo.vmf"
+level="$root/samples/demo.wmp"
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -30,3 +31,19 @@ echo " ..."
 step "levelkit convert: normalised rewrite -> build/demo/demo_normalised.vmf"
 "$lk" convert "$sample" "$out/demo_normalised.vmf"
 "$lk" info --json "$out/demo_normalised.vmf"
+
+step "levelkit convert: VMF -> Source 2 VMAP (binary 9) -> build/demo/demo.vmap, mesh validation"
+"$lk" convert "$sample" "$out/demo.vmap"
+"$lk" info "$out/demo.vmap"
+"$lk" validate "$out/demo.vmap"
+
+step "levelkit convert: VMAP -> VMF (closed convex meshes back to brushes)"
+# Exit 1: the displacement mesh has no brush form and is reported (the VMF is still written).
+"$lk" convert "$out/demo.vmap" "$out/demo_from_vmap.vmf" || true
+
+step "Gamestudio: samples/demo.wmp read, round trip, group resolution to \$\$M, conversion to VMF"
+"$lk" info "$level"
+"$lk" roundtrip "$level"
+"$lk" convert "$level" "$out/demo.\$\$M"
+"$lk" convert "$level" "$out/demo_from_wmp.vmf"
+"$lk" validate "$out/demo_from_wmp.vmf"
