@@ -313,7 +313,11 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
             auto [a, c] = bake_texture(t1, t2, f.transform.value_or(TexTransform{}));
             a.axis = tex_map * a.axis;
             c.axis = tex_map * c.axis;
-            if ((f.flags & face_flag::texture_lock) && !world_offsets) {
+            // Either lock bit moves the offsets with the block: WED shifts faces with bit 28
+            // in blocks without bit 16 and faces without it in bit-16 blocks alike.
+            const bool locked =
+                (f.flags & face_flag::texture_lock) || (b.flags & block_flag::locked_textures);
+            if (locked && !world_offsets) {
                 a.offset -= dot(a.axis, w.translation);
                 c.offset -= dot(c.axis, w.translation);
             }
@@ -349,6 +353,11 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
             case Kind::model: {
                 Model m = in.models[pi];
                 const bool extended = o.wmpb.has_code ? o.wmpb.code == 0x45 : m.skills.size() > 8;
+                if (extended && model_file_type(m.file) == ModelFileType::wmb) {
+                    // WED turns type-7 map entities a quarter turn clockwise about their own
+                    // z axis (type-3 ones keep their angles); see docs/wmp.md.
+                    t.angles = f32(mm_angles(w.rotation * rot_z(-90 * kDeg)));
+                }
                 m.number = extended ? 7 : 3;
                 m.label.reset();
                 t.scale = f32(w.scale);

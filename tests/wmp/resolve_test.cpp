@@ -145,6 +145,38 @@ TEST(WmpResolve, LockedTexturesMoveWithTheBlock) {
     EXPECT_EQ(world->blocks[0].faces[0].t2->offset, 0);
 }
 
+TEST(WmpResolve, EitherLockBitMovesOffsets) {
+    // Face bit 28 alone, block bit 16 alone: both shift the offsets with the block.
+    for (auto [face, block] :
+         {std::pair{face_flag::texture_lock, 0u}, std::pair{0u, block_flag::locked_textures}}) {
+        auto mm = resolve(grouped_level(face, block));
+        ASSERT_TRUE(mm.ok());
+        const Face& f = mm->blocks[0].faces[0];
+        EXPECT_EQ(f.t2->offset, -dot(f.t2->axis, Vec3(100, 0, 0)));
+    }
+    // Block bit 5 wins over both.
+    auto world =
+        resolve(grouped_level(0, block_flag::locked_textures | block_flag::world_texture_offsets));
+    ASSERT_TRUE(world.ok());
+    EXPECT_EQ(world->blocks[0].faces[0].t2->offset, 0);
+}
+
+TEST(WmpResolve, TypeSevenMapEntitiesTurnAQuarter) {
+    // The model is turned 90 degrees by its group. As a 20-skill (type 7) map entity WED
+    // writes it turned back a quarter; as a type-3 map entity or a type-7 mdl it keeps 90.
+    auto pan = [](const char* file, std::size_t skills) {
+        Level lv = grouped_level(0, 0);
+        lv.models[0].file = file;
+        lv.models[0].skills.assign(skills, 0);
+        auto mm = resolve(lv);
+        EXPECT_TRUE(mm.ok());
+        return mm->objects[mm->objects[0].children[1]].transform.angles.x;
+    };
+    EXPECT_NEAR(pan("lift.wmb", 20), 0, 1e-4);
+    EXPECT_NEAR(pan("lift.wmb", 8), 90, 1e-4);
+    EXPECT_NEAR(pan("guard.mdl", 20), 90, 1e-4);
+}
+
 TEST(WmpResolve, WritesAMMFileThatReadsBack) {
     auto mm = resolve(grouped_level(0, 0), {"box.$$w", "levelkit test"});
     ASSERT_TRUE(mm.ok());

@@ -12,13 +12,14 @@
 // * a face's placement controls are baked before that: axes rotated by the rotation (degrees,
 //   in the face plane, both axis offsets rotated alike), then divided by the scale factors,
 //   then the offsets added (`$$M` writes `( 0.5 0 0 0 )` for scale 2);
-// * texture offsets stay in world space, except on faces with the texture-lock bit (28),
-//   whose offsets move with the block (offset -= dot(axis, translation)) unless the block
-//   has flag bit 5 set;
+// * texture offsets stay in world space, except on faces with the texture-lock bit (28) or in
+//   blocks with flag bit 16, whose offsets move with the block
+//   (offset -= dot(axis, translation)) unless the block has flag bit 5 set;
 // * WED drops the editor-only bits from `$$M` flags: face bit 28, block bit 16;
 // * faces without a surface record get `#default` with Quake-style axis-aligned vectors;
 // * entity Euler angles are (pan, tilt, roll) in degrees with matrix
 //   Rz(pan) * Ry(tilt) * Rx(roll), pan and roll in [0, 360), tilt in [-90, 90];
+// * type-7 (20-skill) map entities (.wmb) get world rotation * Rz(-90 degrees);
 // * path nodes are transformed; `$$M` edges carry the world length of the edge.
 #pragma once
 
