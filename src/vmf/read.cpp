@@ -223,7 +223,8 @@ private:
     void read_disp(const kv::Node& n, Side& side, const Path& path);
     bool read_rows(const kv::Node& n, int rows, int per_row, std::vector<double>& out,
                    const Path& path);
-    Side read_side(const kv::Node& n, const Path& path);
+    // Fills `s` in place: sides are large and there are many, so no temporary is moved.
+    void read_side(const kv::Node& n, const Path& path, Side& s);
     Solid read_solid(const kv::Node& n, const Path& path, bool hidden);
     Entity read_entity(const kv::Node& n, const Path& path, bool hidden);
     Visgroup read_visgroup(const kv::Node& n);
@@ -412,8 +413,7 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
     side.disp = std::move(d);
 }
 
-Side TypedReader::read_side(const kv::Node& n, const Path& path) {
-    Side s;
+void TypedReader::read_side(const kv::Node& n, const Path& path, Side& s) {
     s.origin = origin_of(n);
     for (kv::Node c : n) {
         const std::string_view k = c.key();
@@ -482,7 +482,7 @@ Side TypedReader::read_side(const kv::Node& n, const Path& path) {
                 break;
             case SideKey::material:
                 if (s.has(Side::kMaterial)) break;
-                s.material = std::string(c.value());
+                s.material.assign(c.value());
                 s.present |= Side::kMaterial;
                 break;
             case SideKey::uaxis:
@@ -517,7 +517,6 @@ Side TypedReader::read_side(const kv::Node& n, const Path& path) {
         }
         if (s.present == before) s.extra_keys.push_back(to_kv(c));
     }
-    return s;
 }
 
 Solid TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden) {
@@ -530,8 +529,8 @@ Solid TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden) 
     for (kv::Node c : n) {
         if (c.is_block()) {
             if (is(c, "side")) {
-                s.sides.push_back(
-                    read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)}));
+                read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)},
+                          s.sides.emplace_back());
             } else if (is(c, "editor") && !s.editor.present) {
                 s.editor = read_editor(c);
             } else {
