@@ -223,8 +223,9 @@ private:
     void read_disp(const kv::Node& n, Side& side, const Path& path);
     bool read_rows(const kv::Node& n, int rows, int per_row, std::vector<double>& out,
                    const Path& path);
-    Side read_side(const kv::Node& n, const Path& path);
-    Solid read_solid(const kv::Node& n, const Path& path, bool hidden);
+    // Fills `s` in place: sides are large and there are many, so no temporary is moved.
+    void read_side(const kv::Node& n, const Path& path, Side& s);
+    void read_solid(const kv::Node& n, const Path& path, bool hidden, Solid& s);
     Entity read_entity(const kv::Node& n, const Path& path, bool hidden);
     Visgroup read_visgroup(const kv::Node& n);
     void read_cordon_box(const kv::Node& n, Cordon& c);
@@ -412,8 +413,7 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
     side.disp = std::move(d);
 }
 
-Side TypedReader::read_side(const kv::Node& n, const Path& path) {
-    Side s;
+void TypedReader::read_side(const kv::Node& n, const Path& path, Side& s) {
     s.origin = origin_of(n);
     for (kv::Node c : n) {
         const std::string_view k = c.key();
@@ -482,7 +482,7 @@ Side TypedReader::read_side(const kv::Node& n, const Path& path) {
                 break;
             case SideKey::material:
                 if (s.has(Side::kMaterial)) break;
-                s.material = std::string(c.value());
+                s.material.assign(c.value());
                 s.present |= Side::kMaterial;
                 break;
             case SideKey::uaxis:
@@ -517,11 +517,9 @@ Side TypedReader::read_side(const kv::Node& n, const Path& path) {
         }
         if (s.present == before) s.extra_keys.push_back(to_kv(c));
     }
-    return s;
 }
 
-Solid TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden) {
-    Solid s;
+void TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden, Solid& s) {
     s.origin = origin_of(n);
     s.hidden = hidden;
     bool have_id = false;
@@ -530,8 +528,8 @@ Solid TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden) 
     for (kv::Node c : n) {
         if (c.is_block()) {
             if (is(c, "side")) {
-                s.sides.push_back(
-                    read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)}));
+                read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)},
+                          s.sides.emplace_back());
             } else if (is(c, "editor") && !s.editor.present) {
                 s.editor = read_editor(c);
             } else {
@@ -543,7 +541,6 @@ Solid TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden) 
             s.extra_keys.push_back(to_kv(c));
         }
     }
-    return s;
 }
 
 Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden) {
@@ -564,13 +561,13 @@ Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden
             continue;
         }
         if (is(c, "solid")) {
-            e.solids.push_back(read_solid(
-                c, Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, false));
+            read_solid(c, Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, false,
+                       e.solids.emplace_back());
         } else if (is(c, "hidden") && c.child_count() == 1 && is(c.first_child(), "solid") &&
                    c.first_child().is_block()) {
-            e.solids.push_back(
-                read_solid(c.first_child(),
-                           Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, true));
+            read_solid(c.first_child(),
+                       Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, true,
+                       e.solids.emplace_back());
         } else if (is(c, "connections") && !e.has_connections) {
             e.has_connections = true;
             for (kv::Node o : c) {
@@ -766,9 +763,9 @@ bool TypedReader::stream_block(const kv::Node& block, std::span<const kv::NodeId
         const Path entity_path =
             is_world ? Path{nullptr, "world"}
                      : Path{nullptr, "entity", static_cast<std::int64_t>(map_.entities.size())};
-        pending_solids_.push_back(read_solid(
-            block, Path{&entity_path, "solid", static_cast<std::int64_t>(pending_solids_.size())},
-            wrapped));
+        const auto index = static_cast<std::int64_t>(pending_solids_.size());
+        read_solid(block, Path{&entity_path, "solid", index}, wrapped,
+                   pending_solids_.emplace_back());
         consumed_hidden_solid_ |= wrapped;
         return true;
     }

@@ -184,6 +184,29 @@ TEST(KeyValues, WarnsAboutHammerLimits) {
     EXPECT_EQ(r->write(), text);
 }
 
+// A string's end and a CR in it are found wherever they fall (the scan reads 8 bytes a step).
+TEST(KeyValues, FindsStringEndAndCrAtAnyPosition) {
+    for (std::size_t len = 0; len < 20; ++len) {
+        const std::string value(len, 'v');
+        auto doc = parse_ok("\"k\" \"" + value + "\"\n");
+        EXPECT_EQ(doc.root().get("k"), value);
+        for (std::size_t cr = 0; cr < len; ++cr) {
+            std::string with_cr = value;
+            with_cr[cr] = '\r';
+            Diagnostics w;
+            auto r = Document::parse("\"k\" \"" + with_cr + "\"\n", {}, &w);
+            ASSERT_TRUE(r);
+            EXPECT_EQ(r->root().get("k"), with_cr);
+            ASSERT_EQ(w.size(), 1u);
+            EXPECT_EQ(w.items()[0].code, "kv.cr-in-string");
+        }
+    }
+    Diagnostics w;
+    EXPECT_EQ(Document::parse("\"k\" \"abc\rdefghijkl", {}, &w).error().code,
+              "kv.unterminated-string");
+    EXPECT_EQ(w.size(), 0u);
+}
+
 TEST(KeyValues, EditsAreWrittenCanonically) {
     auto doc = parse_ok("a\r\n{\r\n\t\"x\" \"1\"\r\n}\r\n");
     Node a = doc.root().find("a");
