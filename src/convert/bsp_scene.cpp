@@ -239,8 +239,10 @@ void Decompiler::entities(scene::Scene& s) {
 }
 
 void Decompiler::attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& world) {
-    for (const auto& [index, box] : ladders_) {
-        scene::Entity& e = s.entities[index];
+    for (const auto& ladder : ladders_) {
+        // Not a structured binding: lambdas may not capture those before C++20 P1091 (clang 15).
+        const Aabb& box = ladder.second;
+        scene::Entity& e = s.entities[ladder.first];
         std::erase_if(world, [&](std::uint32_t b) {
             if (!(l_.brushes[b].contents & contents::ladder)) return false;
             const Aabb& bb = g_.bounds[b];
