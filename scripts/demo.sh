@@ -25,7 +25,8 @@ step "levelkit validate: brushes, displacements, references"
 
 step "levelkit geometry: brush polygons and displacement grids -> build/demo/demo.obj"
 "$lk" geometry "$sample" -o "$out/demo.obj"
-"$lk" geometry --json "$sample" | head -c 300
+"$lk" geometry --json "$sample" >"$out/demo_geometry.json"
+head -c 300 "$out/demo_geometry.json"
 echo " ..."
 
 step "levelkit convert: normalised rewrite -> build/demo/demo_normalised.vmf"
