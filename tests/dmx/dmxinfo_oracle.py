@@ -5,29 +5,23 @@ independent parser notes/dmx_tools/dmxinfo.py.
 Converts every corpus DMX file to binary 1-9 (where the types allow) with the levelkit CLI and
 runs dmxinfo on each output. Exits 77 (skipped) when the corpus or dmxinfo.py is absent.
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from oracle_setup import SKIP, setup  # noqa: E402
+
 # What a conversion says when the target version cannot hold a type or the prefix attributes.
 REFUSALS = ('cannot be stored in', 'cannot hold prefix', 'does not fit int32')
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--levelkit', required=True)
-    ap.add_argument('--shared', required=True)
-    a = ap.parse_args()
-    corpus = os.environ.get('LEVELKIT_CORPUS') or os.path.join(a.shared, 'corpus')
-    tools = os.path.join(a.shared, 'notes', 'dmx_tools')
-    if not os.path.isfile(os.path.join(tools, 'dmxinfo.py')) or not os.path.isdir(corpus):
-        print('dmxinfo.py or corpus not found: skipped')
+    found = setup()
+    if found is None:
         return SKIP
-    sys.path.insert(0, tools)
-    import dmxinfo  # noqa: E402
+    a, corpus, dmxinfo = found
 
     inputs = []
     for sub, exts in (('dmx', ('.dmx', '.vmap', '.pcf', '.txt', '.vtex', '.dmx.gz')),

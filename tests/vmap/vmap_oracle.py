@@ -5,28 +5,22 @@ byte with the independent parser notes/dmx_tools/dmxinfo.py, and re-read with le
 Converts a spread of corpus VMFs (the three smallest and the largest of vmf/ and bsp/vmf/) with
 the levelkit CLI. Exits 77 (skipped) when the corpus or dmxinfo.py is absent.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from oracle_setup import SKIP, setup  # noqa: E402
+
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--levelkit', required=True)
-    ap.add_argument('--shared', required=True)
-    a = ap.parse_args()
-    corpus = os.environ.get('LEVELKIT_CORPUS') or os.path.join(a.shared, 'corpus')
-    tools = os.path.join(a.shared, 'notes', 'dmx_tools')
-    if not os.path.isfile(os.path.join(tools, 'dmxinfo.py')) or not os.path.isdir(corpus):
-        print('dmxinfo.py or corpus not found: skipped')
+    found = setup()
+    if found is None:
         return SKIP
-    sys.path.insert(0, tools)
-    import dmxinfo  # noqa: E402
+    a, corpus, dmxinfo = found
 
     inputs = []
     for sub in ('vmf', os.path.join('bsp', 'vmf')):
