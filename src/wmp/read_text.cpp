@@ -260,17 +260,8 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     return {};
 }
 
-Result<void> read_path_record(Lexer& lx, Path& p) {
-    LK_TRY_ASSIGN(p.name, read_line_field(lx, "path name"));
-    LK_TRY_ASSIGN(p.text_scalar, lx.number("path value"));
-    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "path node count"));
-    p.nodes.resize(n);
-    for (auto& v : p.nodes) {
-        LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
-    }
-    p.has_node_skills = !lx.peek().is("}");
-    if (!p.has_node_skills) return {};
-    // levelkit's spelling for WED 7+ paths: node skill lines, then `E` and E edge lines.
+// One line of skills per path node, every line the same length (WED 7+ and $$M paths).
+Result<void> read_node_skills(Lexer& lx, std::uint32_t n, Path& p) {
     p.skills_per_node = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         std::uint32_t k = 0;
@@ -285,6 +276,21 @@ Result<void> read_path_record(Lexer& lx, Path& p) {
                             "path nodes must all have the same number of skills");
         }
     }
+    return {};
+}
+
+Result<void> read_path_record(Lexer& lx, Path& p) {
+    LK_TRY_ASSIGN(p.name, read_line_field(lx, "path name"));
+    LK_TRY_ASSIGN(p.text_scalar, lx.number("path value"));
+    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "path node count"));
+    p.nodes.resize(n);
+    for (auto& v : p.nodes) {
+        LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
+    }
+    p.has_node_skills = !lx.peek().is("}");
+    if (!p.has_node_skills) return {};
+    // levelkit's spelling for WED 7+ paths: node skill lines, then `E` and E edge lines.
+    LK_TRY(read_node_skills(lx, n, p));
     LK_TRY_ASSIGN(std::uint32_t ne, read_count(lx, "path edge count"));
     p.edges.resize(ne);
     for (auto& e : p.edges) {
@@ -721,20 +727,7 @@ Result<void> read_mm_path(Lexer& lx, Path& p) {
     for (auto& v : p.nodes) {
         LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
     }
-    p.skills_per_node = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-        std::uint32_t k = 0;
-        do {
-            LK_TRY_ASSIGN(double s, lx.number("node skill"));
-            p.node_skills.push_back(s);
-            ++k;
-        } while (!next_on_new_line(lx));
-        if (i == 0) p.skills_per_node = k;
-        if (k != p.skills_per_node) {
-            return lx.error(lx.peek(), "wmp.bad-count",
-                            "path nodes must all have the same number of skills");
-        }
-    }
+    LK_TRY(read_node_skills(lx, n, p));
     while (!lx.peek().is("}")) {
         PathEdge& e = p.edges.emplace_back();
         const Token t = lx.peek();
