@@ -1,6 +1,7 @@
 // Fuzz target: the pakfile ZIP reader, entry decompression (stored/deflate/LZMA) and writer.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "levelkit/bsp/pak.hpp"
 
@@ -16,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     auto out = pak->write();
     if (out) {
+        // An unchanged archive writes back byte-identical.
+        if (out->size() != size || std::memcmp(out->data(), data, size) != 0) __builtin_trap();
         auto again = bsp::Pak::parse(Blob::from_bytes(std::move(out).value()));
         if (!again) __builtin_trap();
     }

@@ -243,6 +243,8 @@ Result<Pak> Pak::parse(Blob lump, std::uint64_t lump_file_offset) {
         local_offsets[i] = local - rel;
     }
     pak.directory_padding_ = to_bytes(c.bytes(c.remaining(), "pak/directory"));
+    pak.gap_before_end_ =
+        to_bytes(d.subspan(dir_offset + dir_size, *end_pos - dir_offset - dir_size));
 
     // Local records, walked in file order so the gaps between them are kept.
     pak.file_order_.resize(total);
@@ -339,6 +341,7 @@ Result<Bytes> Pak::write(std::uint64_t lump_file_offset) const {
     }
     w.bytes(directory_padding_);
     const std::uint64_t dir_size = w.size() + rel - dir_offset;
+    w.bytes(gap_before_end_);
     if (dir_offset > UINT32_MAX || entries_.size() >= 0xFFFF) {
         return Diagnostic::error("bsp.pak-too-large",
                                  "pakfile needs ZIP64 (over 4 GiB or 65535 entries)")

@@ -389,6 +389,22 @@ TEST(BspPak, EmptyArchiveWithValveCommentKeepsTheComment) {
     EXPECT_EQ(*pak->write(), lump);
 }
 
+TEST(BspPak, BytesBetweenDirectoryAndEndRecordAreKept) {
+    // Found by fuzz_bsp_pak: an end record whose directory ends before it (here: an empty
+    // directory at offset 0 followed by junk). The junk must be written back, or the rewritten
+    // archive no longer parses the same way.
+    ByteWriter w;
+    w.text("junk between the directory and the end record");
+    w.u32(0x06054b50);
+    w.zeros(16);
+    w.u16(0);
+    const Bytes lump = w.take();
+    auto pak = Pak::parse(Blob::copy_of(lump));
+    ASSERT_TRUE(pak);
+    EXPECT_TRUE(pak->entries().empty());
+    EXPECT_EQ(*pak->write(), lump);
+}
+
 TEST(BspMap, SetPakfileStoresTheArchiveInTheMap) {
     Bsp b = Bsp::make_empty(20);
     Pak pak;

@@ -98,6 +98,7 @@ private:
     std::vector<std::size_t> file_order_;
     Bytes gap_before_directory_;
     Bytes directory_padding_;  // bytes inside the directory size after the last record
+    Bytes gap_before_end_;     // bytes between the directory and the end record
     bool compact_directory_ = false;
     std::uint16_t disk_number_ = 0;
     std::uint16_t directory_disk_ = 0;
