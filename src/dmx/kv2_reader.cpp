@@ -389,7 +389,8 @@ bool Kv2Reader::read_floats(const Token& tok, std::string_view s, float* dst, in
     const bool ok = for_each_field(s, [&](std::string_view f) {
         if (k == n) return false;
         const std::size_t at = static_cast<std::size_t>(f.data() - s.data());
-        if (at != expect_at) canonical = false;
+        // Canonical text separates fields by exactly one space (not a tab, newline, ...).
+        if (at != expect_at || (at > 0 && s[at - 1] != ' ')) canonical = false;
         expect_at = at + f.size() + 1;
         std::uint8_t m = 0;
         if (!read_float(f, canonical ? style_->floats : 0, dst[k], m, fmt_)) return false;

@@ -110,6 +110,9 @@ TEST(DmxKv2, KeepsOddSpacingAndSpellings) {
         "\t\"a\"    \"float\" \"1.0\"\r\n"
         "\t\"bb\"   \"int_array\" [ \"1\", \"2\", ]\r\n"
         "\t\"ccc\"  \"uint64\" \"0X1F\"\r\n"
+        // Found by dmx_kv2_fuzz: vector fields split by a newline or form feed, not a space.
+        "\t\"d\" \"vector4\" \"0 0\n0 0\"\r\n"
+        "\t\"e\" \"qangle\" \"0 135\f180\"\r\n"
         "}\r\n";
     auto doc = parse(text);
     ASSERT_TRUE(doc.ok()) << doc.error().to_string();
