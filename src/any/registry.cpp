@@ -8,12 +8,8 @@ namespace lk {
 const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
         // One line per format; detection asks each and keeps the most certain.
-        &handlers::vmf,
-        &handlers::dmx_format,
-        &handlers::bsp,
-        &handlers::vmap_format,
-        &handlers::wmp,
-        &handlers::wmp_m,
+        &handlers::vmf,         &handlers::dmx_format, &handlers::bsp,
+        &handlers::vmap_format, &handlers::wmp,        &handlers::wmp_m,
     };
     return list;
 }

@@ -133,10 +133,11 @@ void Decompiler::warn(std::string code, std::string message) {
     // A damaged map could produce one warning per brush; the report has the totals.
     constexpr std::size_t kMaxWarnings = 50;
     if (++warnings_ == kMaxWarnings + 1) {
-        diags_.add(Diagnostic::warning("convert.more-warnings",
-                                       "further decompiler warnings are left out (see the report)"));
+        diags_.add(Diagnostic::warning(
+            "convert.more-warnings", "further decompiler warnings are left out (see the report)"));
     }
-    if (warnings_ <= kMaxWarnings) diags_.add(Diagnostic::warning(std::move(code), std::move(message)));
+    if (warnings_ <= kMaxWarnings)
+        diags_.add(Diagnostic::warning(std::move(code), std::move(message)));
 }
 
 Result<void> Decompiler::load() {
@@ -478,9 +479,9 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
         }
     }
     const auto& lm = info.lightmapVecsLuxelsPerWorldUnits;
-    const double ls = (length(Vec3{lm[0][0], lm[0][1], lm[0][2]}) +
-                       length(Vec3{lm[1][0], lm[1][1], lm[1][2]})) /
-                      2;
+    const double ls =
+        (length(Vec3{lm[0][0], lm[0][1], lm[0][2]}) + length(Vec3{lm[1][0], lm[1][1], lm[1][2]})) /
+        2;
     if (ls > 1e-3 && std::isfinite(ls)) t.lightmap_scale = std::max(1.0, std::round(1 / ls));
     return t;
 }
@@ -523,7 +524,8 @@ std::array<Vec3, 3> Decompiler::plane_points(std::span<const Vec3> poly, const P
         const auto pts = plane_points_on_face(snapped);
         if (!pts) continue;
         const auto pl = Plane::from_points((*pts)[0], (*pts)[1], (*pts)[2]);
-        if (pl && near(pl->normal, plane.normal, 1e-6) && std::abs(pl->dist - plane.dist) < dist_tol)
+        if (pl && near(pl->normal, plane.normal, 1e-6) &&
+            std::abs(pl->dist - plane.dist) < dist_tol)
             return *pts;
     }
     if (auto pts = plane_points_on_face(poly)) return *pts;
@@ -734,7 +736,8 @@ void Decompiler::add_displacements(std::vector<scene::Brush>& out) {
         disp.start_position = tidy(d.startPosition.to_vec3());
         disp.normals.reserve(nv);
         for (std::size_t k = 0; k < nv; ++k) {
-            const bsp::CDispVert& v = l_.disp_verts[static_cast<std::size_t>(d.m_iDispVertStart) + k];
+            const bsp::CDispVert& v =
+                l_.disp_verts[static_cast<std::size_t>(d.m_iDispVertStart) + k];
             disp.normals.push_back(tidy(v.m_vVector.to_vec3()));
             disp.distances.push_back(tidy(v.m_flDist));
             disp.alphas.push_back(tidy(v.m_flAlpha));
@@ -778,8 +781,8 @@ void Decompiler::add_face_brushes(int model, const Vec3& origin, std::vector<sce
         const bsp::dface_t& face = l_.faces[f];
         if (face.dispinfo >= 0) continue;
         // Prefer the face before vbsp split it; split pieces share its brush.
-        const bool has_orig =
-            face.origFace >= 0 && static_cast<std::size_t>(face.origFace) < l_.original_faces.size();
+        const bool has_orig = face.origFace >= 0 &&
+                              static_cast<std::size_t>(face.origFace) < l_.original_faces.size();
         if (has_orig) {
             if (auto it = done.find(face.origFace); it != done.end()) {
                 face_side_id_[f] = it->second;

@@ -19,15 +19,15 @@ namespace lk::convert::detail {
 
 // Brush contents (dbrush_t::contents), Source SDK bspflags.h.
 namespace contents {
-inline constexpr std::int32_t solid = 0x1, window = 0x2, grate = 0x8, water = 0x20,
-                              blocklos = 0x40, opaque = 0x80, areaportal = 0x8000,
-                              playerclip = 0x10000, monsterclip = 0x20000, detail = 0x8000000,
-                              translucent = 0x10000000, ladder = 0x20000000;
+inline constexpr std::int32_t solid = 0x1, window = 0x2, grate = 0x8, water = 0x20, blocklos = 0x40,
+                              opaque = 0x80, areaportal = 0x8000, playerclip = 0x10000,
+                              monsterclip = 0x20000, detail = 0x8000000, translucent = 0x10000000,
+                              ladder = 0x20000000;
 }
 // Surface flags (texinfo_t::flags).
 namespace surf {
-inline constexpr std::int32_t sky2d = 0x2, sky = 0x4, trigger = 0x40, nodraw = 0x80,
-                              hint = 0x100, skip = 0x200;
+inline constexpr std::int32_t sky2d = 0x2, sky = 0x4, trigger = 0x40, nodraw = 0x80, hint = 0x100,
+                              skip = 0x200;
 }
 
 // A float from the map as the shortest decimal that reads back to it (0.1f gives 0.1, not
@@ -95,7 +95,9 @@ struct Geometry {
     // Faces lump index -> brush side lump indices the face lies on.
     std::vector<std::vector<std::uint32_t>> face_sides;
 
-    std::span<const Vec3> polygon(const SideGeo& s) const { return {points.data() + s.first, s.count}; }
+    std::span<const Vec3> polygon(const SideGeo& s) const {
+        return {points.data() + s.first, s.count};
+    }
 };
 
 // What a texinfo turns into on one side.
@@ -125,8 +127,9 @@ private:
     void match_faces();
     // Brush `b` as a scene brush moved by `origin`; nullopt (reported) if it forms no valid
     // solid. `occluder_sides` marks sides to texture as occluders (others become nodraw).
-    std::optional<scene::Brush> make_brush(std::uint32_t b, const Vec3& origin,
-                                           const std::vector<std::uint8_t>* occluder_sides = nullptr);
+    std::optional<scene::Brush> make_brush(
+        std::uint32_t b, const Vec3& origin,
+        const std::vector<std::uint8_t>* occluder_sides = nullptr);
     SideTexture texture(std::int32_t texinfo, const Vec3& normal, const Vec3& origin) const;
     std::optional<std::string> tool_material(std::int32_t contents, std::int32_t flags) const;
     // Faces lump polygon of face `f` in `faces`; false if its edges are out of range.
@@ -135,8 +138,7 @@ private:
     // A brush from a planar polygon: the polygon's side plus walls and a back side `depth`
     // behind it (displacements and --faces).
     std::optional<scene::Brush> prism_brush(std::span<const Vec3> polygon, const Plane& plane,
-                                            std::int32_t texinfo, double depth,
-                                            const Vec3& origin);
+                                            std::int32_t texinfo, double depth, const Vec3& origin);
     void add_displacements(std::vector<scene::Brush>& out);
     void add_face_brushes(int model, const Vec3& origin, std::vector<scene::Brush>& out);
     // Plane points for a side polygon (world space), snapped to whole units when exact.

@@ -477,7 +477,9 @@ void Decompiler::static_props(scene::Scene& s) {
             continue;
         }
         scene::Entity e;
-        auto set = [&](std::string_view k, std::string v) { e.keys.push_back({std::string(k), v}); };
+        auto set = [&](std::string_view k, std::string v) {
+            e.keys.push_back({std::string(k), v});
+        };
         auto flag = [&](std::string_view k, bool v) { set(k, v ? "1" : "0"); };
         set("classname", "prop_static");
         set("origin", vec(tidy(p.m_Origin)));
@@ -486,8 +488,8 @@ void Decompiler::static_props(scene::Scene& s) {
         set("skin", std::to_string(p.m_Skin));
         set("solid", std::to_string(p.m_Solid));
         const std::uint32_t flags = lightmap ? p.m_Flags2013 : p.m_Flags;
-        set("fademindist", num(p.m_FadeMinDist > 0 || p.m_FadeMaxDist > 0 ? tidy(p.m_FadeMinDist)
-                                                                          : -1.0));
+        set("fademindist",
+            num(p.m_FadeMinDist > 0 || p.m_FadeMaxDist > 0 ? tidy(p.m_FadeMinDist) : -1.0));
         set("fademaxdist", num(tidy(p.m_FadeMaxDist)));
         if (lay != L::v4) set("fadescale", num(tidy(p.m_flForcedFadeScale)));
         flag("disableshadows", flags & 0x10);
@@ -499,8 +501,7 @@ void Decompiler::static_props(scene::Scene& s) {
             set("mindxlevel", std::to_string(p.m_nMinDXLevel));
             set("maxdxlevel", std::to_string(p.m_nMaxDXLevel));
         }
-        if (lay == L::v8 || lay == L::v9 || csgo || lay == L::v12_strata ||
-            lay == L::v13_strata) {
+        if (lay == L::v8 || lay == L::v9 || csgo || lay == L::v12_strata || lay == L::v13_strata) {
             set("mincpulevel", std::to_string(p.m_nMinCPULevel));
             set("maxcpulevel", std::to_string(p.m_nMaxCPULevel));
             set("mingpulevel", std::to_string(p.m_nMinGPULevel));
@@ -614,7 +615,9 @@ void Decompiler::overlays(scene::Scene& s) {
                 material = materials_[static_cast<std::size_t>(td)];
         }
         scene::Entity e;
-        auto set = [&](std::string_view k, std::string v) { e.keys.push_back({std::string(k), v}); };
+        auto set = [&](std::string_view k, std::string v) {
+            e.keys.push_back({std::string(k), v});
+        };
         set("classname", "info_overlay");
         if (auto it = overlay_names_.find(o.nId); it != overlay_names_.end()) {
             e.id = it->second.second;

@@ -24,7 +24,7 @@ bool binary_can_hold(int version, Type t) {
 namespace {
 
 class BinaryReader {
-  public:
+public:
     BinaryReader(ByteSpan data, std::size_t body, Document& doc)
         : r_(data), doc_(doc), ver_{binary_layout_version(doc.header)} {
         (void)r_.seek(body, "body");
@@ -32,7 +32,7 @@ class BinaryReader {
 
     Result<void> run();
 
-  private:
+private:
     Diagnostic error(std::string path) {
         Diagnostic d = r_.take_error();
         if (!path.empty()) d.path = std::move(path);

@@ -14,13 +14,13 @@ namespace lk::dmx::detail {
 namespace {
 
 class BinaryWriter {
-  public:
+public:
     BinaryWriter(const Document& doc, ByteWriter& w)
         : doc_(doc), w_(w), ver_{binary_layout_version(doc.header)} {}
 
     Result<void> run();
 
-  private:
+private:
     Diagnostic fail(std::string code, std::string message, std::string path) {
         return Diagnostic::error(std::move(code), std::move(message)).with_path(std::move(path));
     }

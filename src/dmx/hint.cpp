@@ -178,12 +178,12 @@ std::string binary_layout_hint(const Document& doc, const std::vector<std::int32
 namespace {
 
 class HintParser {
-  public:
+public:
     HintParser(std::string_view s, Document& doc) : s_(s), doc_(doc) {}
 
     Result<void> run();
 
-  private:
+private:
     Diagnostic bad(std::string what) const {
         return Diagnostic::error("dmx.bad-hint", "levelkit-binary layout line: " + what)
             .with_path("header");

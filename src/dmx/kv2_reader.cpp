@@ -63,7 +63,7 @@ struct Owner {
 };
 
 class Kv2Reader {
-  public:
+public:
     Kv2Reader(std::string_view text, std::size_t pos, Document& doc, const ReadOptions& opt)
         : text_(text), pos_(pos), doc_(doc), opt_(opt), lines_(text) {
         style_ = std::make_shared<Kv2Style>();
@@ -74,7 +74,7 @@ class Kv2Reader {
 
     Result<void> run();
 
-  private:
+private:
     // --- tokens ---
     bool next(Token& t);
     Diagnostic error_at(std::size_t offset, std::string code, std::string msg) {

@@ -25,13 +25,13 @@ const std::string* find_slot(const Kv2Trivia* t, std::uint32_t slot) {
 }
 
 class Kv2Writer {
-  public:
+public:
     Kv2Writer(const Document& doc, std::string& out, const Kv2WriteOptions& opt)
         : doc_(doc), out_(out), opt_(opt) {}
 
     Result<void> run();
 
-  private:
+private:
     const Kv2Trivia* trivia(std::uint32_t index) const {
         return use_trivia_ && index != kNoTrivia && index < doc_.kv2().trivia.size()
                    ? &doc_.kv2().trivia[index]

@@ -98,11 +98,11 @@ public:
         b.firstside = std::int32_t(sides.size());
         b.contents = contents;
         const std::array<std::pair<Vec3, double>, 6> p{{{{1, 0, 0}, mx.x},
-                                                         {{-1, 0, 0}, -mn.x},
-                                                         {{0, 1, 0}, mx.y},
-                                                         {{0, -1, 0}, -mn.y},
-                                                         {{0, 0, 1}, mx.z},
-                                                         {{0, 0, -1}, -mn.z}}};
+                                                        {{-1, 0, 0}, -mn.x},
+                                                        {{0, 1, 0}, mx.y},
+                                                        {{0, -1, 0}, -mn.y},
+                                                        {{0, 0, 1}, mx.z},
+                                                        {{0, 0, -1}, -mn.z}}};
         for (int k = 0; k < 6; ++k) {
             bsp::dbrushside_t s;
             s.planenum = plane(p[k].first, p[k].second);

@@ -33,9 +33,9 @@ namespace {
 // Classes vbsp consumes (or turns into lumps that are rebuilt as other classes) and never
 // writes to the entity lump, so they can only be compared through their lumps.
 bool consumed(std::string_view cls) {
-    for (std::string_view c : {"func_detail", "func_instance", "func_instance_parms",
-                               "func_instance_io_proxy", "func_viscluster",
-                               "info_no_dynamic_shadow", "parallax_obb", "prop_detail"}) {
+    for (std::string_view c :
+         {"func_detail", "func_instance", "func_instance_parms", "func_instance_io_proxy",
+          "func_viscluster", "info_no_dynamic_shadow", "parallax_obb", "prop_detail"}) {
         if (iequals(cls, c)) return true;
     }
     return false;
@@ -352,7 +352,8 @@ PairFigures compare_pair(const bsp::Bsp& map, const vmf::Map& ours, const vmf::M
                 continue;
             const Vec3 ang = pa[i]->angles().value_or(Vec3{});
             bool same = true;
-            for (int k = 0; k < 3; ++k) same &= std::abs(std::remainder(ang[k] - oa[k], 360)) <= 0.01;
+            for (int k = 0; k < 3; ++k)
+                same &= std::abs(std::remainder(ang[k] - oa[k], 360)) <= 0.01;
             if (!same) continue;
             prop_taken[i] = 1;
             ++f.props_equal;
@@ -415,7 +416,8 @@ std::map<std::string, Pair> pairs() {
     std::getline(bp, line);
     while (std::getline(bp, line)) {
         const std::string file = line.substr(0, line.find('\t'));
-        if (out.count(file)) out[file].exact = line.find("pair brush check EXACT") != std::string::npos;
+        if (out.count(file))
+            out[file].exact = line.find("pair brush check EXACT") != std::string::npos;
     }
     return out;
 }
@@ -464,14 +466,16 @@ TEST(BspDecompile, EveryCorpusMapAndTheSourcePairs) {
     ASSERT_NE(conv, nullptr);
     std::size_t total_solids = 0, invalid_solids = 0, exact_pairs = 0;
     for (const auto& path : files) {
-        const std::string name = std::filesystem::relative(path, *test::corpus_dir() / "bsp").string();
+        const std::string name =
+            std::filesystem::relative(path, *test::corpus_dir() / "bsp").string();
         auto in = read_document(path);
         ASSERT_TRUE(in) << name << ": " << in.error().to_string();
         Diagnostics diags;
         const auto t0 = std::chrono::steady_clock::now();
         auto res = conv->run(*in.value(), {}, diags);
         const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
         ASSERT_TRUE(res) << name << ": " << res.error().to_string();
         EXPECT_FALSE(diags.has_errors()) << name;
         auto bytes = res->document->write();
@@ -517,9 +521,10 @@ TEST(BspDecompile, EveryCorpusMapAndTheSourcePairs) {
             pit->second.exact ? "EXACT" : "approx", f.our_brushes, f.orig_brushes,
             pct(f.matched_brushes, f.our_brushes).c_str(), f.visible_sides,
             pct(f.material_equal, f.visible_sides).c_str(),
-            pct(f.axes_equal, f.visible_sides).c_str(), f.classes_equal ? "equal" : "differ:",
-            f.class_diff.c_str(), f.our_props, f.orig_props, f.props_equal, f.our_overlays,
-            f.orig_overlays, f.our_cubemaps, f.orig_cubemaps, f.displacements, f.disp_max_dev);
+            pct(f.axes_equal, f.visible_sides).c_str(),
+            f.classes_equal ? "equal" : "differ:", f.class_diff.c_str(), f.our_props, f.orig_props,
+            f.props_equal, f.our_overlays, f.orig_overlays, f.our_cubemaps, f.orig_cubemaps,
+            f.displacements, f.disp_max_dev);
         if (!pit->second.exact) continue;
         ++exact_pairs;
         const Known* k = known_limit(name);

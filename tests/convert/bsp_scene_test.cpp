@@ -74,7 +74,8 @@ TEST(BspScene, UnpatchMaterialUndoesVbspNames) {
     EXPECT_EQ(convert::unpatch_material("maps/de_x/nature/blend01_wvt_patch"), "nature/blend01");
     EXPECT_EQ(convert::unpatch_material("maps/de_x/water/water01_depth_64"), "water/water01");
     // The map folder can be required; other folders, and names vbsp did not make, stay.
-    EXPECT_EQ(convert::unpatch_material("maps/other/brick/a_1_2_3", "de_x"), "maps/other/brick/a_1_2_3");
+    EXPECT_EQ(convert::unpatch_material("maps/other/brick/a_1_2_3", "de_x"),
+              "maps/other/brick/a_1_2_3");
     EXPECT_EQ(convert::unpatch_material("MAPS/LIMONAD/EZH_1"), "MAPS/LIMONAD/EZH_1");
     EXPECT_EQ(convert::unpatch_material("brick/wall_1_2_3"), "brick/wall_1_2_3");
 }
@@ -120,11 +121,13 @@ TEST(BspScene, HiddenSideKeepsItsMaterialUnlessFlagsSayTool) {
     const auto t = b.material("TOOLS/TOOLSTRIGGER", 64, 64);
     const auto plain = b.tex(m, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25);
     const auto trig = b.tex(t, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25, kTrigger);
-    const auto wall = b.box({0, 0, 0}, {64, 64, 64}, kSolid, {plain, plain, plain, plain, plain, plain});
+    const auto wall =
+        b.box({0, 0, 0}, {64, 64, 64}, kSolid, {plain, plain, plain, plain, plain, plain});
     const auto trigger = b.box({0, 0, 0}, {32, 32, 32}, 0, {trig, trig, trig, trig, trig, trig});
     b.model({wall}, 0);
     b.model({trigger}, 0);
-    b.entities += "{\n\"classname\" \"trigger_multiple\"\n\"model\" \"*1\"\n\"hammerid\" \"7\"\n}\n";
+    b.entities +=
+        "{\n\"classname\" \"trigger_multiple\"\n\"model\" \"*1\"\n\"hammerid\" \"7\"\n}\n";
     Decompiled r = decompile(b);
     ASSERT_EQ(r.scene.world.brushes.size(), 1u);
     for (const auto& s : r.scene.world.brushes[0].sides) EXPECT_EQ(s.material, "CONCRETE/FLOOR");
@@ -150,7 +153,8 @@ TEST(BspScene, BrushEntityMovesBackByItsOriginAndKeepsOutputs) {
     b.model({door}, first, origin);
     b.entities +=
         "{\n\"origin\" \"100 50 8\"\n\"targetname\" \"door\"\n\"OnOpen\" "
-        "\"relay\x1bTrigger\x1b\x1b" "0.5\x1b-1\"\n\"classname\" \"func_door\"\n\"model\" \"*1\"\n"
+        "\"relay\x1bTrigger\x1b\x1b"
+        "0.5\x1b-1\"\n\"classname\" \"func_door\"\n\"model\" \"*1\"\n"
         "\"hammerid\" \"42\"\n}\n";
     Decompiled r = decompile(b);
     const scene::Entity* e = find(r.scene, "func_door");
@@ -210,7 +214,8 @@ TEST(BspScene, AreaportalAndLadderGetTheirBrushesBack) {
     b.entities +=
         "{\n\"portalnumber\" \"1\"\n\"StartOpen\" \"1\"\n\"classname\" \"func_areaportal\"\n"
         "\"hammerid\" \"5\"\n}\n"
-        "{\n\"maxs.z\" \"100.00\"\n\"maxs.y\" \"24.00\"\n\"maxs.x\" \"41.00\"\n\"mins.z\" \"8.00\"\n"
+        "{\n\"maxs.z\" \"100.00\"\n\"maxs.y\" \"24.00\"\n\"maxs.x\" \"41.00\"\n\"mins.z\" "
+        "\"8.00\"\n"
         "\"mins.y\" \"0.00\"\n\"mins.x\" \"40.00\"\n\"classname\" \"info_ladder\"\n"
         "\"hammerid\" \"6\"\n}\n";
     Decompiled r = decompile(b);
@@ -392,11 +397,13 @@ TEST(BspScene, DisplacementGivesBackTheCompiledVertices) {
     for (std::size_t i = 0; i < 4; ++i) {
         if (near(w[i], d.startPosition.to_vec3(), 1e-9)) start = i;
     }
-    const Vec3 c0 = w[start], c1 = w[(start + 1) % 4], c2 = w[(start + 2) % 4], c3 = w[(start + 3) % 4];
+    const Vec3 c0 = w[start], c1 = w[(start + 1) % 4], c2 = w[(start + 2) % 4],
+               c3 = w[(start + 3) % 4];
     for (int i = 0; i < 5; ++i) {
         for (int j = 0; j < 5; ++j) {
             const Vec3 flat = lerp(lerp(c0, c1, i / 4.0), lerp(c3, c2, i / 4.0), j / 4.0);
-            const Vec3 want = flat + Vec3{0, 0, double(f.b.disp_verts[std::size_t(i * 5 + j)].m_flDist)};
+            const Vec3 want =
+                flat + Vec3{0, 0, double(f.b.disp_verts[std::size_t(i * 5 + j)].m_flDist)};
             EXPECT_TRUE(near((*grid)[std::size_t(i * 5 + j)], want, 1e-6)) << i << "," << j;
         }
     }

@@ -15,7 +15,7 @@ wmp::Level cube_level() {
     lv.dialect = wmp::Dialect::mm;
     lv.levels.emplace_back();
     wmp::Block& b = lv.blocks.emplace_back();
-    b.vertices = {{0, 0, 0}, {64, 0, 0}, {64, 64, 0}, {0, 64, 0},
+    b.vertices = {{0, 0, 0},  {64, 0, 0},  {64, 64, 0},  {0, 64, 0},
                   {0, 0, 64}, {64, 0, 64}, {64, 64, 64}, {0, 64, 64}};
     b.index = 3;
     const std::vector<std::vector<std::uint32_t>> faces = {

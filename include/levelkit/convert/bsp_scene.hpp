@@ -55,10 +55,10 @@ struct BspToSceneReport {
         std::size_t world_brushes = 0, detail_brushes = 0, func_detail = 0, entity_brushes = 0,
                     areaportal_brushes = 0, occluder_brushes = 0, ladder_brushes = 0,
                     closed_brushes = 0,  // sides missing from the lump, closed by leaf bounds
-                    displacements = 0, face_brushes = 0, sides = 0, visible_sides = 0,
-                    tool_sides = 0, unpatched_materials = 0, entities = 0, brush_entities = 0,
-                    outputs = 0, static_props = 0, lighting_origins = 0, overlays = 0,
-                    cubemaps = 0, cubemap_sides = 0, areaportals = 0, occluders = 0, ladders = 0;
+            displacements = 0, face_brushes = 0, sides = 0, visible_sides = 0, tool_sides = 0,
+                    unpatched_materials = 0, entities = 0, brush_entities = 0, outputs = 0,
+                    static_props = 0, lighting_origins = 0, overlays = 0, cubemaps = 0,
+                    cubemap_sides = 0, areaportals = 0, occluders = 0, ladders = 0;
     } recovered;
     struct Lost {
         std::size_t invalid_brushes = 0, dropped_sides = 0, unowned_brushes = 0,

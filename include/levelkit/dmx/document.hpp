@@ -41,7 +41,7 @@ struct SymbolEntry {
 // An interned string (attribute and class names). Cheap to copy and compare; valid as long as
 // the Document whose SymbolTable made it.
 class Symbol {
-  public:
+public:
     Symbol() = default;
     std::string_view str() const { return e_ ? std::string_view(e_->text) : std::string_view(); }
     std::uint32_t id() const { return e_ ? e_->id : UINT32_MAX; }
@@ -49,14 +49,14 @@ class Symbol {
     bool operator==(const Symbol& o) const { return e_ == o.e_; }
     bool operator==(std::string_view s) const { return str() == s; }
 
-  private:
+private:
     friend class SymbolTable;
     explicit Symbol(const detail::SymbolEntry* e) : e_(e) {}
     const detail::SymbolEntry* e_ = nullptr;
 };
 
 class SymbolTable {
-  public:
+public:
     SymbolTable() = default;
     SymbolTable(const SymbolTable&) = delete;
     SymbolTable& operator=(const SymbolTable&) = delete;
@@ -66,7 +66,7 @@ class SymbolTable {
     std::size_t size() const { return entries_.size(); }
     Symbol at(std::uint32_t id) const { return Symbol(&entries_[id]); }
 
-  private:
+private:
     std::deque<detail::SymbolEntry> entries_;
     std::unordered_map<std::string_view, const detail::SymbolEntry*> index_;
 };
@@ -85,7 +85,7 @@ struct Attribute {
 };
 
 class Element {
-  public:
+public:
     Symbol type;       // class name ("DmeModel", "CMapRootElement")
     std::string name;  // element name; binary stores it in the element index, kv2 as "name"
     Guid id;
@@ -138,7 +138,7 @@ class Element {
     static constexpr std::uint16_t kAutoLine = 0xFFFF;  // writer decides
     static constexpr std::uint16_t kNoLine = 0xFFFE;    // not written
 
-  private:
+private:
     friend class Document;
     SymbolTable* symbols_ = nullptr;
     bool has_id_ = false;
@@ -223,7 +223,7 @@ struct Container {
 };
 
 class Document {
-  public:
+public:
     Document();
     Document(Document&&) noexcept;
     Document& operator=(Document&&) noexcept;
@@ -296,7 +296,7 @@ class Document {
 
     std::size_t attribute_count() const;
 
-  private:
+private:
     std::unique_ptr<SymbolTable> symbols_;
     std::vector<Element> elements_;
     Kv2Layout kv2_;

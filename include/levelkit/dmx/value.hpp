@@ -25,7 +25,7 @@ namespace detail {
 // Heap box with value semantics, so the rare 64-byte matrix does not widen every Value.
 template <class T>
 class Box {
-  public:
+public:
     Box() : p_(std::make_unique<T>()) {}
     explicit Box(T v) : p_(std::make_unique<T>(std::move(v))) {}
     Box(const Box& o) : p_(std::make_unique<T>(*o.p_)) {}
@@ -39,7 +39,7 @@ class Box {
     const T& get() const { return *p_; }
     bool operator==(const Box& o) const { return *p_ == *o.p_; }
 
-  private:
+private:
     std::unique_ptr<T> p_;
 };
 
@@ -104,7 +104,7 @@ inline constexpr bool is_value_type =
     detail::find_index<T>() < std::variant_size_v<detail::Storage>;
 
 class Value {
-  public:
+public:
     Value() = default;  // int32 0
     template <class T, class = std::enable_if_t<is_value_type<std::decay_t<T>>>>
     Value(T&& v)  // NOLINT(implicit): a value is its payload
@@ -189,7 +189,7 @@ class Value {
     // Bitwise equality for floats (NaN payloads, -0) so "equal" means "writes the same bytes".
     bool operator==(const Value& o) const;
 
-  private:
+private:
     detail::Storage v_;
 };
 
