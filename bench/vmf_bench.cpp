@@ -2,7 +2,9 @@
 // normalised write, brush polygons. Run: build/bench/vmf_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "bench_support.hpp"
 #include "levelkit/core/file.hpp"
@@ -36,15 +38,20 @@ void BM_KvParse(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
 }
 
-// The typed model alone (streaming reader): what conversions use.
+// The typed model alone (streaming reader): what conversions use. Arg = threads (0 = one per
+// core, read_map's default; 1 = one thread).
 void BM_VmfParseTyped(benchmark::State& state) {
+    vmf::ReadOptions opt;
+    opt.threads = static_cast<unsigned>(state.range(0));
     for (auto _ : state) {
         for (const Blob& b : inputs()) {
             Diagnostics d;
-            benchmark::DoNotOptimize(vmf::read_map(b, d));
+            benchmark::DoNotOptimize(vmf::read_map(b, d, opt));
         }
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
+    state.counters["threads"] = static_cast<double>(
+        opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // Lossless tree + typed model (what `levelkit info/validate/roundtrip` read).
@@ -127,7 +134,7 @@ void report_peak_memory() {
 }  // namespace
 
 BENCHMARK(BM_KvParse)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_VmfParseTyped)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VmfParseTyped)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_VmfReadDocument)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VmfWriteLossless)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VmfWriteNormalised)->Unit(benchmark::kMillisecond);

@@ -1,9 +1,12 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
+#include <exception>
 #include <optional>
 #include <span>
+#include <thread>
 
 #include "levelkit/vmf/vmf.hpp"
 #include "parse_util.hpp"
@@ -91,8 +94,10 @@ SideKey side_key(std::string_view k) {
 class TypedReader {
 public:
     // `streaming`: node ids are not kept in Origins (the tree drops subtrees as it goes).
-    TypedReader(const kv::Document& tree, Diagnostics& diags, bool streaming)
-        : tree_(tree), diags_(diags), streaming_(streaming) {}
+    // `offset_base`: where the tree's text starts in the file (a piece of a threaded read).
+    TypedReader(const kv::Document& tree, Diagnostics& diags, bool streaming,
+                std::uint32_t offset_base = 0)
+        : tree_(tree), diags_(diags), streaming_(streaming), offset_base_(offset_base) {}
 
     // Whole-tree mode: every top-level item of the tree.
     Map run();
@@ -103,7 +108,8 @@ public:
 private:
     void top_level(const kv::Node& top);
     Origin origin_of(const kv::Node& n) const {
-        return {streaming_ ? kv::kNone : n.id(), static_cast<std::uint32_t>(n.offset())};
+        return {streaming_ ? kv::kNone : n.id(),
+                offset_base_ + static_cast<std::uint32_t>(n.offset())};
     }
     void field_error(const kv::Node& n, std::string_view path, std::string msg) {
         const TextPos p = tree_.locate(n.offset());
@@ -233,6 +239,7 @@ private:
     const kv::Document& tree_;
     Diagnostics& diags_;
     bool streaming_;
+    std::uint32_t offset_base_;
     Map map_;
     std::vector<Solid> pending_solids_;  // streaming: solids of the entity still open
     bool consumed_hidden_solid_ = false;
@@ -790,21 +797,188 @@ Map map_from_tree(const kv::Document& tree, Diagnostics& diags) {
     return TypedReader(tree, diags, false).run();
 }
 
-Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt) {
+namespace {
+
+// One streaming read of `source` (the whole file, or a piece of it starting at byte `base`).
+struct Piece {
+    Result<Map> map = Map{};
+    Diagnostics diags;
+    bool top_level_values = false;  // top-level key/values (read last, after every block)
+};
+
+Piece read_piece(Blob source, const ReadOptions& opt, std::uint32_t base) {
+    Piece out;
     // The reader refers to the tree being built; the tree is only ever touched through the
     // callback, while the parser holds it at a fixed address.
     std::optional<TypedReader> reader;
     auto tree = kv::Document::parse(
-        std::move(source), opt.kv, &diags,
+        std::move(source), opt.kv, &out.diags,
         [&](const kv::Document& doc, kv::Node block, std::span<const kv::NodeId> ancestors) {
-            if (!reader) reader.emplace(doc, diags, true);
+            if (!reader) reader.emplace(doc, out.diags, true, base);
             return reader->stream_block(block, ancestors);
         });
-    if (!tree) return std::move(tree).error();
-    if (!reader) reader.emplace(tree.value(), diags, true);
+    if (!tree) {
+        out.map = std::move(tree).error();
+        return out;
+    }
+    if (!reader) reader.emplace(tree.value(), out.diags, true, base);
     // Top-level key/values (no block closes for them) are all that can be left.
-    for (kv::Node top : tree->root()) reader->stream_block(top, std::array<kv::NodeId, 1>{0});
-    return reader->take();
+    for (kv::Node top : tree->root()) {
+        out.top_level_values = true;
+        reader->stream_block(top, std::array<kv::NodeId, 1>{0});
+    }
+    out.map = reader->take();
+    return out;
+}
+
+// Where a piece may start: a line holding just `entity`, then a line starting with `{` (how
+// Hammer and every exporter write top-level entities). Whether it really is a top-level block
+// is checked by reading: the piece before it must parse cleanly to its end.
+std::size_t find_cut(std::string_view text, std::size_t from) {
+    for (std::size_t at = text.find("\nentity", from); at != std::string_view::npos;
+         at = text.find("\nentity", at + 1)) {
+        std::size_t p = at + 7;
+        if (p < text.size() && text[p] == '\r') ++p;
+        if (p + 1 < text.size() && text[p] == '\n' && text[p + 1] == '{') return at + 1;
+    }
+    return std::string_view::npos;
+}
+
+// Moves diagnostics of a piece into `into`: positions relative to the piece become positions in
+// the file, and `entity[i]` paths count the entities of the pieces before it.
+void add_piece_diags(Diagnostics& into, Diagnostics& from, std::uint32_t base,
+                     std::uint32_t base_line, std::size_t entity_base) {
+    for (Diagnostic& d : from.items()) {
+        if (base != 0) {
+            if (d.offset >= 0) d.offset += base;
+            if (d.line != 0) d.line += base_line - 1;  // pieces start at a line start
+        }
+        if (entity_base != 0 && d.path.starts_with("entity[")) {
+            const std::size_t close = d.path.find(']');
+            if (auto i = parse_int(std::string_view(d.path).substr(7, close - 7));
+                i && close != std::string::npos) {
+                d.path = fmt::format("entity[{}]{}", *i + static_cast<std::int64_t>(entity_base),
+                                     std::string_view(d.path).substr(close + 1));
+            }
+        }
+        into.add(std::move(d));
+    }
+}
+
+// Appends piece `b` (which follows `a` in the file) to `a`. False when the pieces cannot be
+// joined into exactly what a one-thread read gives (a "first one wins" block such as `world` in
+// both, or top-level key/values before the last piece); the caller then reads the file whole.
+bool join(Map& a, bool a_values, Map& b) {
+    if ((a.has_versioninfo && b.has_versioninfo) || (a.has_visgroups && b.has_visgroups) ||
+        (a.viewsettings && b.viewsettings) || (a.has_world && b.has_world) ||
+        (a.has_cameras && b.has_cameras) ||
+        (a.cordon_style != Map::CordonStyle::none && b.cordon_style != Map::CordonStyle::none) ||
+        (a_values && !b.extra_blocks.empty())) {
+        return false;
+    }
+    if (b.has_versioninfo) {
+        a.has_versioninfo = true;
+        a.versioninfo = std::move(b.versioninfo);
+    }
+    if (b.has_visgroups) {
+        a.has_visgroups = true;
+        a.visgroups = std::move(b.visgroups);
+    }
+    if (b.viewsettings) a.viewsettings = std::move(b.viewsettings);
+    if (b.has_world) {
+        a.has_world = true;
+        a.world = std::move(b.world);
+    }
+    if (b.has_cameras) {
+        a.has_cameras = true;
+        a.active_camera = b.active_camera;
+        a.cameras = std::move(b.cameras);
+    }
+    if (b.cordon_style != Map::CordonStyle::none) {
+        a.cordon_style = b.cordon_style;
+        a.cordons_active = b.cordons_active;
+        a.cordons = std::move(b.cordons);
+    }
+    a.entities.insert(a.entities.end(), std::make_move_iterator(b.entities.begin()),
+                      std::make_move_iterator(b.entities.end()));
+    a.extra_blocks.insert(a.extra_blocks.end(), std::make_move_iterator(b.extra_blocks.begin()),
+                          std::make_move_iterator(b.extra_blocks.end()));
+    return true;
+}
+
+// The model, or nullopt when a piece did not parse or the pieces do not join exactly.
+std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, const ReadOptions& opt,
+                                     std::size_t pieces) {
+    const std::string_view text = source.text();
+    std::vector<std::size_t> cuts{0};
+    for (std::size_t i = 1; i < pieces; ++i) {
+        const std::size_t cut = find_cut(text, std::max(cuts.back() + 1, text.size() * i / pieces));
+        if (cut == std::string_view::npos) break;
+        cuts.push_back(cut);
+    }
+    cuts.push_back(text.size());
+    const std::size_t n = cuts.size() - 1;
+    std::vector<Piece> parts(n);
+    auto work = [&](std::size_t i) {
+        parts[i] = read_piece(source.slice(cuts[i], cuts[i + 1] - cuts[i]), opt,
+                              static_cast<std::uint32_t>(cuts[i]));
+    };
+    {
+        std::vector<std::jthread> threads;
+        std::vector<std::exception_ptr> errors(n);
+        for (std::size_t i = 1; i < n; ++i) {
+            threads.emplace_back([&, i] {
+                try {
+                    work(i);
+                } catch (...) {
+                    errors[i] = std::current_exception();
+                }
+            });
+        }
+        work(0);
+        threads.clear();  // joins
+        for (auto& e : errors) {
+            if (e) std::rethrow_exception(e);
+        }
+    }
+    for (const Piece& p : parts) {
+        if (!p.map) return std::nullopt;
+    }
+    Map map = std::move(parts[0].map).value();
+    Diagnostics all = std::move(parts[0].diags);
+    bool values = parts[0].top_level_values;
+    // Line numbers where pieces start, counted once over the text before each cut.
+    std::uint32_t line = 1;
+    for (std::size_t i = 1; i < n; ++i) {
+        line += static_cast<std::uint32_t>(
+            std::count(text.begin() + static_cast<std::ptrdiff_t>(cuts[i - 1]),
+                       text.begin() + static_cast<std::ptrdiff_t>(cuts[i]), '\n'));
+        const std::size_t entities_before = map.entities.size();
+        Map& next = parts[i].map.value();
+        if (!join(map, values, next)) return std::nullopt;
+        values = values || parts[i].top_level_values;
+        add_piece_diags(all, parts[i].diags, static_cast<std::uint32_t>(cuts[i]), line,
+                        entities_before);
+    }
+    diags.add_all(all);
+    return map;
+}
+
+}  // namespace
+
+Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt) {
+    const unsigned cores =
+        opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t pieces =
+        std::min<std::size_t>(cores, source.size() / std::max<std::size_t>(1, opt.min_piece_bytes));
+    if (pieces >= 2 && source.size() < (std::size_t{1} << 31)) {
+        if (auto map = read_map_threaded(source, diags, opt, pieces)) return std::move(*map);
+        // A piece failed to parse or the pieces do not join exactly: the one-thread read
+        // below gives the same model or the error with its true position.
+    }
+    Piece whole = read_piece(std::move(source), opt, 0);
+    diags.add_all(whole.diags);
+    return std::move(whole.map);
 }
 
 Result<Document> Document::read(Blob source, const ReadOptions& opt) {

@@ -105,7 +105,7 @@ TEST(VmfCorpus, ComputedPolygonsMatchHammerPlusPlusVertices) {
 
 TEST(VmfCorpus, StreamingReaderEqualsTreeReader) {
     LK_REQUIRE_CORPUS();
-    std::size_t equal = 0, files = 0;
+    std::size_t equal = 0, files = 0, threaded_equal = 0;
     for (const auto& f : all_vmfs()) {
         auto blob = Blob::map_file(f).value();
         auto doc = vmf::Document::read(blob);
@@ -120,6 +120,24 @@ TEST(VmfCorpus, StreamingReaderEqualsTreeReader) {
             ADD_FAILURE() << f << ": streaming and tree readers disagree";
         }
         EXPECT_EQ(d.size(), doc->diagnostics().size()) << f;
+        // Threaded: cut into up to 3 pieces whatever the size; same model, same diagnostics.
+        vmf::ReadOptions opt;
+        opt.threads = 3;
+        opt.min_piece_bytes = 1;
+        Diagnostics td;
+        auto threaded = vmf::read_map(blob, td, opt);
+        ASSERT_TRUE(threaded) << f;
+        if (threaded.value() == map.value()) ++threaded_equal;
+        EXPECT_TRUE(threaded.value() == map.value()) << f << ": threaded read differs";
+        ASSERT_EQ(td.size(), d.size()) << f;
+        for (std::size_t i = 0; i < d.size(); ++i) {
+            EXPECT_EQ(td.items()[i].to_string(), d.items()[i].to_string()) << f;
+            EXPECT_EQ(td.items()[i].offset, d.items()[i].offset) << f;
+        }
     }
-    std::printf("streaming typed reader: %zu/%zu files equal to the tree reader\n", equal, files);
+    std::printf(
+        "streaming typed reader: %zu/%zu files equal to the tree reader, threaded read "
+        "equal: %zu\n",
+        equal, files, threaded_equal);
+    EXPECT_EQ(threaded_equal, files);
 }

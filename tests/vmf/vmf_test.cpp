@@ -400,3 +400,56 @@ TEST(Vmf, DecompiledMapsWithoutVersioninfo) {
     EXPECT_EQ(out.items()[0].code, "vmf.missing-block");
     EXPECT_EQ(out.items()[0].severity, Severity::warning);
 }
+
+// read_map on several threads: the text is cut before top-level `entity` blocks. Whatever the
+// cuts, the model and every diagnostic (line, column, offset, entity index) must be what the
+// one-thread read gives, including in the cases the pieces cannot be joined.
+TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
+    auto entity = [](int i, bool bad) {
+        return "entity\n{\n\t\"id\" \"" + std::to_string(i) +
+               "\"\n\t\"classname\" \"info_target\"\n"
+               "\tsolid\n\t{\n\t\t\"id\" \"" +
+               std::to_string(1000 + i) + "\"\n\t\tside\n\t\t{\n\t\t\t\"plane\" \"" +
+               (bad ? std::string("(0 0 0) (1 x)") : std::string("(0 0 0) (1 0 0) (0 1 0)")) +
+               "\"\n\t\t}\n\t}\n}\n";
+    };
+    const std::string head =
+        "versioninfo\n{\n\t\"mapversion\" \"1\"\n}\nworld\n{\n\t\"id\" \"1\"\n}\n";
+    std::vector<std::string> texts;
+    std::string body;
+    for (int i = 0; i < 12; ++i) body += entity(i, i % 5 == 3);
+    texts.push_back(head + body);                           // joins
+    texts.push_back(head + body + "world\n{\n}\n" + body);  // second world: whole
+    texts.push_back(head + "\"loose\" \"1\"\n" + body + "quickhide\n{\n}\n");  // top-level value
+    texts.push_back(head + body + "cameras\n{\n}\n" + body + "cameras\n{\n}\n");
+    texts.push_back(head + body + "entity\n{\n\t\"unclosed\" \"1\"\n");  // error in the last piece
+    texts.push_back(head + body.substr(0, body.size() / 2) + "\"open\n" + body);
+    for (std::size_t t = 0; t < texts.size(); ++t) {
+        Diagnostics one_d;
+        auto one = vmf::read_map(Blob::copy_of(texts[t]), one_d, {.threads = 1});
+        for (unsigned threads : {2u, 3u, 7u}) {
+            vmf::ReadOptions opt;
+            opt.threads = threads;
+            opt.min_piece_bytes = 1;
+            Diagnostics d;
+            auto many = vmf::read_map(Blob::copy_of(texts[t]), d, opt);
+            ASSERT_EQ(many.ok(), one.ok()) << t;
+            if (!one) {
+                EXPECT_EQ(many.error().to_string(), one.error().to_string()) << t;
+                continue;
+            }
+            EXPECT_TRUE(many.value() == one.value()) << t << " threads " << threads;
+            ASSERT_EQ(d.size(), one_d.size()) << t;
+            for (std::size_t i = 0; i < d.size(); ++i) {
+                EXPECT_EQ(d.items()[i].to_string(), one_d.items()[i].to_string()) << t;
+                EXPECT_EQ(d.items()[i].offset, one_d.items()[i].offset) << t;
+            }
+        }
+        if (t == 0) {
+            ASSERT_TRUE(one);
+            EXPECT_EQ(one->entities.size(), 12u);
+            ASSERT_GE(one_d.size(), 2u);
+            EXPECT_EQ(one_d.items()[1].path.substr(0, 10), "entity[8]/");
+        }
+    }
+}

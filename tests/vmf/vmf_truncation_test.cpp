@@ -27,6 +27,19 @@ void check(std::string_view text, const std::string& what) {
     Diagnostics d;
     auto map = vmf::read_map(Blob::copy_of(text), d);
     ASSERT_EQ(map.ok(), doc.ok()) << what;
+    // The threaded reader (forced to cut even small texts) fails the same way, or not at all.
+    vmf::ReadOptions opt;
+    opt.threads = 2;
+    opt.min_piece_bytes = 1;
+    Diagnostics td;
+    auto threaded = vmf::read_map(Blob::copy_of(text), td, opt);
+    ASSERT_EQ(threaded.ok(), map.ok()) << what;
+    if (!map.ok()) {
+        ASSERT_EQ(threaded.error().to_string(), map.error().to_string()) << what;
+    } else {
+        ASSERT_TRUE(threaded.value() == map.value()) << what;
+        ASSERT_EQ(td.size(), d.size()) << what;
+    }
 }
 
 std::string load(const std::filesystem::path& p) {

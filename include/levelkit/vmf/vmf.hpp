@@ -278,6 +278,11 @@ struct Map {
 
 struct ReadOptions {
     kv::ParseOptions kv = kv::ParseOptions::vmf();
+    // read_map only: threads for large inputs (0 = one per core, 1 = this thread only). The
+    // text is cut at top-level `entity` blocks and the pieces are read side by side; the result
+    // (model, diagnostics and their positions) is the same as a one-thread read.
+    unsigned threads = 0;
+    std::size_t min_piece_bytes = std::size_t{1} << 20;  // smaller pieces are not worth a thread
 };
 
 // A VMF as read: the lossless tree plus the typed model built from it.
@@ -307,7 +312,8 @@ Map map_from_tree(const kv::Document& tree, Diagnostics& diags);
 // Reads only the typed model, streaming: each solid and entity becomes typed as soon as its
 // block closes and its text tree is dropped, so memory stays near the size of the model. Use
 // this when the lossless tree is not needed (conversions, analysis). Origins carry offsets
-// only (node = kv::kNone). Diagnostics: parse warnings and field errors.
+// only (node = kv::kNone). Diagnostics: parse warnings and field errors. Inputs of several MiB
+// are read on several threads (ReadOptions::threads).
 Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt = {});
 
 struct WriteOptions {
