@@ -1,14 +1,30 @@
-// VMF reader + typed model + validation (brush clipping included): no crash on any input, and
-// the typed model survives its own normalised rewrite.
+// VMF reader + typed model + validation (brush clipping included): no crash on any input, the
+// typed model survives its own normalised rewrite, and the threaded streaming reader (forced to
+// cut small inputs) gives what the one-thread reader gives.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "levelkit/core/file.hpp"
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    {
+        lk::Diagnostics d1, d2;
+        auto one = lk::vmf::read_map(lk::Blob::copy_of(text), d1, {.threads = 1});
+        lk::vmf::ReadOptions opt;
+        opt.threads = 3;
+        opt.min_piece_bytes = 1;
+        auto many = lk::vmf::read_map(lk::Blob::copy_of(text), d2, opt);
+        if (one.ok() != many.ok()) std::abort();
+        if (one.ok() && (!(one.value() == many.value()) || d1.size() != d2.size())) std::abort();
+        if (!one.ok() && one.error().to_string() != many.error().to_string()) std::abort();
+        for (std::size_t i = 0; i < d1.size() && i < d2.size(); ++i) {
+            if (d1.items()[i].to_string() != d2.items()[i].to_string()) std::abort();
+        }
+    }
     auto doc = lk::vmf::Document::read(text);
     if (!doc) return 0;
     if (doc->write() != text) std::abort();
