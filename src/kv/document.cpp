@@ -71,6 +71,9 @@ const LineMap& Document::lines() const {
 std::string_view Document::eol() const {
     return impl_->eol;
 }
+NodeId Document::closed_at_end() const {
+    return impl_->closed_at_end;
+}
 std::string_view Document::indent_unit() const {
     return impl_->indent;
 }

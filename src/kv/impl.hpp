@@ -51,6 +51,7 @@ struct Document::Impl {
     detail::Storage store;
     std::vector<Layout> layouts;
     std::string eol = "\n";
+    NodeId closed_at_end = kNone;  // ParseOptions::close_at_end closed this block at the end
     std::string indent = "\t";
     mutable std::unique_ptr<LineMap> lines;  // built on demand
     // Last child of every node; built on the first edit (parsing tracks it on its stack).

@@ -456,6 +456,12 @@ Result<void> Parser::run() {
     // A UTF-8 byte order mark belongs to the layout before the first token.
     const char* first_gap_begin = p_;
     if (src_.size() >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) p_ += 3;
+    if (!d_.opt.open_block.empty()) {
+        const NodeId id = append(stack.back(), NodeKind::block, p_);
+        d_.set_key(d_.nodes()[id], d_.opt.open_block);
+        first = false;
+        stack.push_back({id, kNone, kNone, p_, d_.layouts.size()});
+    }
     for (;;) {
         const char* gap_begin = first ? first_gap_begin : p_;
         const std::size_t depth = stack.size() - 1;
@@ -463,6 +469,11 @@ Result<void> Parser::run() {
         if (!known) skip_gap();
         const std::string_view gap(gap_begin, static_cast<std::size_t>(p_ - gap_begin));
         if (p_ >= end_) {
+            if (stack.size() == 2 && d_.opt.close_at_end) {
+                d_.closed_at_end = stack.back().id;
+                closed(stack);
+                stack.pop_back();
+            }
             if (stack.size() > 1) {
                 const Open& open = stack.back();
                 return error(open.at, "kv.unclosed-block",

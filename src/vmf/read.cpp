@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <span>
@@ -800,14 +801,21 @@ Map map_from_tree(const kv::Document& tree, Diagnostics& diags) {
 namespace {
 
 // One streaming read of `source` (the whole file, or a piece of it starting at byte `base`).
+// A piece cut inside the world block starts with `world` open (in_world) and/or ends with it
+// open (world_open_at_end: the parser closes it at the end of the piece).
 struct Piece {
     Result<Map> map = Map{};
     Diagnostics diags;
     bool top_level_values = false;  // top-level key/values (read last, after every block)
+    bool ends_in_world = false;     // the block left open at the end of the piece was `world`
 };
 
-Piece read_piece(Blob source, const ReadOptions& opt, std::uint32_t base) {
+Piece read_piece(Blob source, ReadOptions opt, std::uint32_t base, bool starts_in_world,
+                 bool ends_in_world) {
     Piece out;
+    if (starts_in_world) opt.kv.open_block = "world";
+    opt.kv.close_at_end = ends_in_world;
+    bool last_top_is_world = false;
     // The reader refers to the tree being built; the tree is only ever touched through the
     // callback, while the parser holds it at a fixed address.
     std::optional<TypedReader> reader;
@@ -815,12 +823,14 @@ Piece read_piece(Blob source, const ReadOptions& opt, std::uint32_t base) {
         std::move(source), opt.kv, &out.diags,
         [&](const kv::Document& doc, kv::Node block, std::span<const kv::NodeId> ancestors) {
             if (!reader) reader.emplace(doc, out.diags, true, base);
+            if (ancestors.size() == 1) last_top_is_world = is(block, "world");
             return reader->stream_block(block, ancestors);
         });
     if (!tree) {
         out.map = std::move(tree).error();
         return out;
     }
+    out.ends_in_world = tree->closed_at_end() != kv::kNone && last_top_is_world;
     if (!reader) reader.emplace(tree.value(), out.diags, true, base);
     // Top-level key/values (no block closes for them) are all that can be left.
     for (kv::Node top : tree->root()) {
@@ -831,44 +841,81 @@ Piece read_piece(Blob source, const ReadOptions& opt, std::uint32_t base) {
     return out;
 }
 
-// Where a piece may start: a line holding just `entity`, then a line starting with `{` (how
-// Hammer and every exporter write top-level entities). Whether it really is a top-level block
-// is checked by reading: the piece before it must parse cleanly to its end.
-std::size_t find_cut(std::string_view text, std::size_t from) {
-    for (std::size_t at = text.find("\nentity", from); at != std::string_view::npos;
-         at = text.find("\nentity", at + 1)) {
-        std::size_t p = at + 7;
+// Where a piece may start: a line holding just `marker` (`entity` for a top-level entity, or
+// `\tsolid` for a solid of the world), then a line starting with `{` at the same indent, which
+// is how Hammer and every exporter write them. Whether the cut really is where it looks is
+// checked by reading: the piece before it must parse cleanly to its end, with `world` the one
+// block open there for a solid cut.
+std::size_t find_cut(std::string_view text, std::size_t from, std::string_view marker,
+                     std::size_t limit = std::string_view::npos) {
+    const std::string nl_marker = "\n" + std::string(marker);
+    const std::string_view indent = marker.substr(0, marker.find_first_not_of('\t'));
+    limit = std::min(limit, text.size());
+    while (from < limit) {
+        // memmem (two-way search) rather than string_view::find, which stops at every newline.
+        const void* hit =
+            memmem(text.data() + from, limit - from, nl_marker.data(), nl_marker.size());
+        if (!hit) break;
+        const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+        std::size_t p = at + nl_marker.size();
         if (p < text.size() && text[p] == '\r') ++p;
-        if (p + 1 < text.size() && text[p] == '\n' && text[p + 1] == '{') return at + 1;
+        if (p < text.size() && text[p] == '\n' &&
+            text.substr(p + 1, indent.size() + 1) == std::string(indent) + "{") {
+            return at + 1;
+        }
+        from = at + 1;
     }
     return std::string_view::npos;
 }
 
+// Index in a path segment `name[i]` at the start of `path`, shifted by `by`.
+void shift_index(std::string& path, std::string_view name, std::size_t by) {
+    if (by == 0 || !path.starts_with(name) || path.size() <= name.size() ||
+        path[name.size()] != '[') {
+        return;
+    }
+    const std::size_t open = name.size() + 1;
+    const std::size_t close = path.find(']', open);
+    if (close == std::string::npos) return;
+    if (auto i = parse_int(std::string_view(path).substr(open, close - open))) {
+        path = fmt::format("{}[{}]{}", name, *i + static_cast<std::int64_t>(by),
+                           std::string_view(path).substr(close + 1));
+    }
+}
+
 // Moves diagnostics of a piece into `into`: positions relative to the piece become positions in
-// the file, and `entity[i]` paths count the entities of the pieces before it.
+// the file, and `entity[i]` / `world/solid[i]` paths count what the pieces before it hold.
 void add_piece_diags(Diagnostics& into, Diagnostics& from, std::uint32_t base,
-                     std::uint32_t base_line, std::size_t entity_base) {
+                     std::uint32_t base_line, std::size_t entity_base, std::size_t world_solids) {
     for (Diagnostic& d : from.items()) {
         if (base != 0) {
             if (d.offset >= 0) d.offset += base;
             if (d.line != 0) d.line += base_line - 1;  // pieces start at a line start
         }
-        if (entity_base != 0 && d.path.starts_with("entity[")) {
-            const std::size_t close = d.path.find(']');
-            if (auto i = parse_int(std::string_view(d.path).substr(7, close - 7));
-                i && close != std::string::npos) {
-                d.path = fmt::format("entity[{}]{}", *i + static_cast<std::int64_t>(entity_base),
-                                     std::string_view(d.path).substr(close + 1));
-            }
-        }
+        shift_index(d.path, "entity", entity_base);
+        shift_index(d.path, "world/solid", world_solids);
         into.add(std::move(d));
     }
 }
 
-// Appends piece `b` (which follows `a` in the file) to `a`. False when the pieces cannot be
-// joined into exactly what a one-thread read gives (a "first one wins" block such as `world` in
-// both, or top-level key/values before the last piece); the caller then reads the file whole.
-bool join(Map& a, bool a_values, Map& b) {
+// Appends piece `b` (which follows `a` in the file) to `a`. `b_continues_world`: b starts
+// inside the world block a left open. False when the pieces cannot be joined into exactly what
+// a one-thread read gives (a "first one wins" block such as `cameras` in both, or top-level
+// key/values before the last piece); the caller then reads the file whole.
+bool join(Map& a, bool a_values, Map& b, bool b_continues_world) {
+    if (b_continues_world) {
+        // The rest of the world: solids (and groups) only; its keys were all in a.
+        Entity& w = b.world;
+        if (!a.has_world || !b.has_world || !w.keys.empty() || w.has_connections ||
+            !w.connections.empty() || w.editor.present || w.hidden || !w.extra_blocks.empty()) {
+            return false;
+        }
+        a.world.solids.insert(a.world.solids.end(), std::make_move_iterator(w.solids.begin()),
+                              std::make_move_iterator(w.solids.end()));
+        a.world.groups.insert(a.world.groups.end(), std::make_move_iterator(w.groups.begin()),
+                              std::make_move_iterator(w.groups.end()));
+        b.has_world = false;
+    }
     if ((a.has_versioninfo && b.has_versioninfo) || (a.has_visgroups && b.has_visgroups) ||
         (a.viewsettings && b.viewsettings) || (a.has_world && b.has_world) ||
         (a.has_cameras && b.has_cameras) ||
@@ -906,22 +953,34 @@ bool join(Map& a, bool a_values, Map& b) {
     return true;
 }
 
+struct Cut {
+    std::size_t at;
+    bool in_world;  // before a world solid (else before a top-level entity)
+};
+
 // The model, or nullopt when a piece did not parse or the pieces do not join exactly.
 std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, const ReadOptions& opt,
                                      std::size_t pieces) {
     const std::string_view text = source.text();
-    std::vector<std::size_t> cuts{0};
+    // Hammer writes the world (usually most of the file) before the entities: cut at world
+    // solids before the first top-level entity, at entities after it.
+    const std::size_t first_entity = find_cut(text, 0, "entity");
+    std::vector<Cut> cuts{{0, false}};
     for (std::size_t i = 1; i < pieces; ++i) {
-        const std::size_t cut = find_cut(text, std::max(cuts.back() + 1, text.size() * i / pieces));
-        if (cut == std::string_view::npos) break;
-        cuts.push_back(cut);
+        const std::size_t from = std::max(cuts.back().at + 1, text.size() * i / pieces);
+        Cut c{std::string_view::npos, false};
+        if (from < first_entity) c = {find_cut(text, from, "\tsolid", first_entity), true};
+        if (c.at == std::string_view::npos) c = {find_cut(text, from, "entity"), false};
+        if (c.at == std::string_view::npos) break;
+        cuts.push_back(c);
     }
-    cuts.push_back(text.size());
+    cuts.push_back({text.size(), false});
     const std::size_t n = cuts.size() - 1;
     std::vector<Piece> parts(n);
     auto work = [&](std::size_t i) {
-        parts[i] = read_piece(source.slice(cuts[i], cuts[i + 1] - cuts[i]), opt,
-                              static_cast<std::uint32_t>(cuts[i]));
+        parts[i] = read_piece(source.slice(cuts[i].at, cuts[i + 1].at - cuts[i].at), opt,
+                              static_cast<std::uint32_t>(cuts[i].at), cuts[i].in_world,
+                              cuts[i + 1].in_world);
     };
     {
         std::vector<std::jthread> threads;
@@ -941,24 +1000,30 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
             if (e) std::rethrow_exception(e);
         }
     }
-    for (const Piece& p : parts) {
-        if (!p.map) return std::nullopt;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!parts[i].map) return std::nullopt;
+        if (cuts[i + 1].in_world && !parts[i].ends_in_world) return std::nullopt;
     }
     Map map = std::move(parts[0].map).value();
     Diagnostics all = std::move(parts[0].diags);
     bool values = parts[0].top_level_values;
-    // Line numbers where pieces start, counted once over the text before each cut.
+    // Line numbers where pieces start, counted over the text before each cut (only when a
+    // piece has diagnostics to place).
     std::uint32_t line = 1;
+    std::size_t line_at = 0;
     for (std::size_t i = 1; i < n; ++i) {
-        line += static_cast<std::uint32_t>(
-            std::count(text.begin() + static_cast<std::ptrdiff_t>(cuts[i - 1]),
-                       text.begin() + static_cast<std::ptrdiff_t>(cuts[i]), '\n'));
+        if (!parts[i].diags.empty()) {
+            line += static_cast<std::uint32_t>(
+                std::count(text.begin() + static_cast<std::ptrdiff_t>(line_at),
+                           text.begin() + static_cast<std::ptrdiff_t>(cuts[i].at), '\n'));
+            line_at = cuts[i].at;
+        }
         const std::size_t entities_before = map.entities.size();
-        Map& next = parts[i].map.value();
-        if (!join(map, values, next)) return std::nullopt;
+        const std::size_t world_solids_before = cuts[i].in_world ? map.world.solids.size() : 0;
+        if (!join(map, values, parts[i].map.value(), cuts[i].in_world)) return std::nullopt;
         values = values || parts[i].top_level_values;
-        add_piece_diags(all, parts[i].diags, static_cast<std::uint32_t>(cuts[i]), line,
-                        entities_before);
+        add_piece_diags(all, parts[i].diags, static_cast<std::uint32_t>(cuts[i].at), line,
+                        entities_before, world_solids_before);
     }
     diags.add_all(all);
     return map;
@@ -976,7 +1041,7 @@ Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt) {
         // A piece failed to parse or the pieces do not join exactly: the one-thread read
         // below gives the same model or the error with its true position.
     }
-    Piece whole = read_piece(std::move(source), opt, 0);
+    Piece whole = read_piece(std::move(source), opt, 0, false, false);
     diags.add_all(whole.diags);
     return std::move(whole.map);
 }

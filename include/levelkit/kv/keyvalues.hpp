@@ -46,6 +46,11 @@ struct ParseOptions {
     // Hammer rejects keys/values longer than 1023 bytes (MAX_KEYVALUE_LEN 1024); when set, the
     // parser warns about them (the value is still kept whole).
     bool warn_long_values = true;
+    // Reading a file in pieces (vmf::read_map on several threads): the text starts inside an
+    // open top-level block with this key, and/or a top-level block still open at the end of the
+    // text is closed there instead of being an error (Document::closed_at_end() tells).
+    std::string_view open_block;
+    bool close_at_end = false;
 
     static ParseOptions vmf() { return {}; }
     static ParseOptions keyvalues() { return {false, true, true, false}; }
@@ -190,6 +195,8 @@ public:
     // Source line ending ("\n" or "\r\n") and indent unit ("\t" for Hammer files) that edited
     // nodes are written with.
     std::string_view eol() const;
+    // The top-level block ParseOptions::close_at_end closed at the end of the text, if any.
+    NodeId closed_at_end() const;
     std::string_view indent_unit() const;
 
     // --- editing (new/edited nodes are written canonically) ---
