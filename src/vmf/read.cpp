@@ -1007,16 +1007,14 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
     Map map = std::move(parts[0].map).value();
     Diagnostics all = std::move(parts[0].diags);
     bool values = parts[0].top_level_values;
-    // Line numbers where pieces start, counted over the text before each cut (only when a
-    // piece has diagnostics to place).
-    std::uint32_t line = 1;
-    std::size_t line_at = 0;
+    // Line numbers where pieces start (CR LF, lone CR and LF each end a line), found only when
+    // a piece has diagnostics to place.
+    std::optional<LineMap> lines;
     for (std::size_t i = 1; i < n; ++i) {
+        std::uint32_t line = 1;
         if (!parts[i].diags.empty()) {
-            line += static_cast<std::uint32_t>(
-                std::count(text.begin() + static_cast<std::ptrdiff_t>(line_at),
-                           text.begin() + static_cast<std::ptrdiff_t>(cuts[i].at), '\n'));
-            line_at = cuts[i].at;
+            if (!lines) lines.emplace(text);
+            line = lines->locate(cuts[i].at).line;
         }
         const std::size_t entities_before = map.entities.size();
         const std::size_t world_solids_before = cuts[i].in_world ? map.world.solids.size() : 0;

@@ -424,6 +424,8 @@ TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
     texts.push_back(head + body + "cameras\n{\n}\n" + body + "cameras\n{\n}\n");
     texts.push_back(head + body + "entity\n{\n\t\"unclosed\" \"1\"\n");  // error in the last piece
     texts.push_back(head + body.substr(0, body.size() / 2) + "\"open\n" + body);
+    // A lone CR ends a line too (found by fuzz_vmf: later pieces' lines were off by one).
+    texts.push_back("world\n{\n\t\"note\" \"a\rb\"\n}\n" + body);
     for (std::size_t t = 0; t < texts.size(); ++t) {
         Diagnostics one_d;
         auto one = vmf::read_map(Blob::copy_of(texts[t]), one_d, {.threads = 1});
