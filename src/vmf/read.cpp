@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <exception>
@@ -960,7 +961,7 @@ struct Cut {
 
 // The model, or nullopt when a piece did not parse or the pieces do not join exactly.
 std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, const ReadOptions& opt,
-                                     std::size_t pieces) {
+                                     std::size_t threads, std::size_t pieces) {
     const std::string_view text = source.text();
     // Hammer writes the world (usually most of the file) before the entities: cut at world
     // solids before the first top-level entity, at entities after it.
@@ -983,19 +984,22 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
                               cuts[i + 1].in_world);
     };
     {
-        std::vector<std::jthread> threads;
-        std::vector<std::exception_ptr> errors(n);
-        for (std::size_t i = 1; i < n; ++i) {
-            threads.emplace_back([&, i] {
-                try {
-                    work(i);
-                } catch (...) {
-                    errors[i] = std::current_exception();
-                }
-            });
-        }
-        work(0);
-        threads.clear();  // joins
+        // Pieces are handed out in order from a shared counter: a thread that finishes early
+        // (or a core that was busy elsewhere) evens out the load.
+        std::atomic<std::size_t> next{0};
+        std::vector<std::exception_ptr> errors(threads);
+        auto loop = [&](std::size_t t) {
+            try {
+                for (std::size_t i; (i = next.fetch_add(1)) < n;) work(i);
+            } catch (...) {
+                errors[t] = std::current_exception();
+                next = n;
+            }
+        };
+        std::vector<std::jthread> pool;
+        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(loop, t);
+        loop(0);
+        pool.clear();  // joins
         for (auto& e : errors) {
             if (e) std::rethrow_exception(e);
         }
@@ -1030,12 +1034,16 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
 }  // namespace
 
 Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt) {
-    const unsigned cores =
+    const std::size_t cores =
         opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t pieces =
-        std::min<std::size_t>(cores, source.size() / std::max<std::size_t>(1, opt.min_piece_bytes));
-    if (pieces >= 2 && source.size() < (std::size_t{1} << 31)) {
-        if (auto map = read_map_threaded(source, diags, opt, pieces)) return std::move(*map);
+    // Three pieces a thread (at least min_piece_bytes each) keep every thread busy to the end.
+    const std::size_t pieces = std::min<std::size_t>(
+        3 * cores, source.size() / std::max<std::size_t>(1, opt.min_piece_bytes));
+    const std::size_t threads = std::min(cores, pieces);
+    if (threads >= 2 && source.size() < (std::size_t{1} << 31)) {
+        if (auto map = read_map_threaded(source, diags, opt, threads, pieces)) {
+            return std::move(*map);
+        }
         // A piece failed to parse or the pieces do not join exactly: the one-thread read
         // below gives the same model or the error with its true position.
     }
