@@ -11,10 +11,6 @@ Vec3 normalize(const Vec3& v) {
     return v / len;
 }
 
-bool near(const Vec3& a, const Vec3& b, double eps) {
-    return std::abs(a.x - b.x) <= eps && std::abs(a.y - b.y) <= eps && std::abs(a.z - b.z) <= eps;
-}
-
 std::optional<Plane> Plane::from_points(const Vec3& p0, const Vec3& p1, const Vec3& p2) {
     const Vec3 n = cross(p0 - p1, p2 - p1);
     const double len = length(n);
@@ -25,10 +21,6 @@ std::optional<Plane> Plane::from_points(const Vec3& p0, const Vec3& p1, const Ve
     pl.normal = n / len;
     pl.dist = dot(p0, pl.normal);
     return pl;
-}
-
-bool same_plane(const Plane& a, const Plane& b, double normal_eps, double dist_eps) {
-    return near(a.normal, b.normal, normal_eps) && std::abs(a.dist - b.dist) <= dist_eps;
 }
 
 void Aabb::add(const Vec3& p) {
@@ -52,6 +44,30 @@ bool Aabb::overlaps(const Aabb& o, double eps) const {
            maxs.y >= o.mins.y - eps && mins.z <= o.maxs.z + eps && maxs.z >= o.mins.z - eps;
 }
 
+namespace {
+
+// base_winding into an existing buffer (no allocation once it has capacity).
+void base_winding_into(const Plane& plane, double extent, Winding& w) {
+    const Vec3& n = plane.normal;
+    const double ax = std::abs(n.x), ay = std::abs(n.y), az = std::abs(n.z);
+    Vec3 up = (az >= ax && az >= ay) ? Vec3{1, 0, 0} : Vec3{0, 0, 1};
+    up = normalize(up - n * dot(up, n));
+    const Vec3 right = cross(up, n);
+    const Vec3 org = n * plane.dist;
+    const Vec3 u = up * extent, r = right * extent;
+    w.assign({org - r + u, org + r + u, org + r - u, org - r - u});
+    if (dot(cross(w[0] - w[1], w[2] - w[1]), n) < 0) std::reverse(w.begin(), w.end());
+}
+
+enum class Clip { unchanged, clipped };
+
+// clip_winding_back, except that a winding with no point in front is left where it is
+// (Clip::unchanged, `out` untouched) instead of being copied: most clips of a brush face by the
+// brush's other planes change nothing.
+Clip clip_back(const Winding& in, const Plane& plane, double eps, Winding& out);
+
+}  // namespace
+
 Winding base_winding(const Plane& plane, double extent) {
     const Vec3& n = plane.normal;
     // Pick an "up" that is not parallel to the normal: the major axis decides.
@@ -68,9 +84,14 @@ Winding base_winding(const Plane& plane, double extent) {
 }
 
 void clip_winding_back(const Winding& in, const Plane& plane, double eps, Winding& out) {
-    out.clear();
+    if (clip_back(in, plane, eps, out) == Clip::unchanged) out = in;
+}
+
+namespace {
+
+Clip clip_back(const Winding& in, const Plane& plane, double eps, Winding& out) {
     const std::size_t n = in.size();
-    if (n == 0) return;
+    if (n == 0) return Clip::unchanged;
     constexpr int kFront = 0, kBack = 1, kOn = 2;
     // Small polygons dominate; avoid heap traffic for the per-point arrays.
     double dist_buf[64];
@@ -94,11 +115,9 @@ void clip_winding_back(const Winding& in, const Plane& plane, double eps, Windin
     }
     dists[n] = dists[0];
     sides[n] = sides[0];
-    if (counts[kFront] == 0) {
-        out = in;
-        return;
-    }
-    if (counts[kBack] == 0) return;  // entirely in front (or touching): clipped away
+    if (counts[kFront] == 0) return Clip::unchanged;
+    out.clear();
+    if (counts[kBack] == 0) return Clip::clipped;  // entirely in front (or touching): clipped away
     out.reserve(n + 4);
     // Exactly axial planes get exact coordinates (no drift). A normal component can round to
     // exactly +-1 while the others are tiny but not zero; that plane is not axial.
@@ -129,7 +148,10 @@ void clip_winding_back(const Winding& in, const Plane& plane, double eps, Windin
         }
         out.push_back(mid);
     }
+    return Clip::clipped;
 }
+
+}  // namespace
 
 Vec3 winding_area_vector(std::span<const Vec3> w) {
     Vec3 acc;
@@ -238,13 +260,12 @@ void build_brush_polygons(std::span<const std::optional<Plane>> planes, const Ve
     for (std::size_t i = 0; i < n; ++i) {
         out.face_begin.push_back(static_cast<std::uint32_t>(out.points.size()));
         if (skip[i] == 1) continue;
-        a = base_winding(local[i], opt.extent);
+        base_winding_into(local[i], opt.extent, a);
         for (std::size_t j = 0; j < n && a.size() >= 3; ++j) {
             if (j == i || skip[j]) continue;
             // A duplicate of side i would clip nothing; an earlier identical plane is the same.
             if (skip[i] == 2 && same_plane(local[i], local[j], kNormalEps, kDistEps)) continue;
-            clip_winding_back(a, local[j], opt.clip_epsilon, b);
-            std::swap(a, b);
+            if (clip_back(a, local[j], opt.clip_epsilon, b) == Clip::clipped) std::swap(a, b);
         }
         remove_duplicate_points(a, opt.merge_epsilon);
         if (a.size() < 3) {

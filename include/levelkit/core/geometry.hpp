@@ -70,7 +70,9 @@ Vec3 normalize(const Vec3& v);
 inline Vec3 lerp(const Vec3& a, const Vec3& b, double t) {
     return a + (b - a) * t;
 }
-bool near(const Vec3& a, const Vec3& b, double eps);
+inline bool near(const Vec3& a, const Vec3& b, double eps) {
+    return std::abs(a.x - b.x) <= eps && std::abs(a.y - b.y) <= eps && std::abs(a.z - b.z) <= eps;
+}
 
 struct Plane {
     Vec3 normal;
@@ -84,7 +86,9 @@ struct Plane {
 };
 
 // The same plane (normal within normal_eps, distance within dist_eps).
-bool same_plane(const Plane& a, const Plane& b, double normal_eps, double dist_eps);
+inline bool same_plane(const Plane& a, const Plane& b, double normal_eps, double dist_eps) {
+    return near(a.normal, b.normal, normal_eps) && std::abs(a.dist - b.dist) <= dist_eps;
+}
 
 struct Aabb {
     Vec3 mins{INFINITY, INFINITY, INFINITY};
