@@ -4,11 +4,14 @@
 #include <array>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <span>
 #include <thread>
+#include <type_traits>
 
 #include "levelkit/vmf/vmf.hpp"
 #include "parse_util.hpp"
@@ -131,8 +134,11 @@ private:
             return true;
         }
         // Some tools write integers as floats ("16.000000").
+        // Range first: casting an out-of-range double to an integer is undefined behaviour.
+        constexpr int kBits = std::numeric_limits<Int>::digits;
+        const double hi = std::ldexp(1.0, kBits), lo = std::is_signed_v<Int> ? -hi : 0.0;
         if (auto d = detail::parse_number(n.value());
-            d && *d == static_cast<double>(static_cast<Int>(*d))) {
+            d && *d >= lo && *d < hi && *d == static_cast<double>(static_cast<Int>(*d))) {
             out = static_cast<Int>(*d);
             return true;
         }
@@ -373,8 +379,17 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
             if ((ok = read_rows(c, size, size, d.alphas, path))) d.present |= DispInfo::kAlphas;
         } else if (iequals(k, "triangle_tags")) {
             if ((ok = read_rows(c, tri_rows, 2 * tri_rows, tmp, path))) {
-                d.triangle_tags.assign(tmp.begin(), tmp.end());
-                d.present |= DispInfo::kTriangleTags;
+                // Tags are small integers; a value no int holds cannot be converted (and would
+                // be undefined behaviour to cast): keep the rows as written.
+                ok = std::all_of(tmp.begin(), tmp.end(),
+                                 [](double v) { return v >= INT_MIN && v <= INT_MAX; });
+                if (ok) {
+                    d.triangle_tags.assign(tmp.begin(), tmp.end());
+                    d.present |= DispInfo::kTriangleTags;
+                } else {
+                    field_error(c, path.str("triangle_tags"),
+                                "triangle_tags holds a value out of the integer range");
+                }
             }
         } else if (iequals(k, "allowed_verts")) {
             // One key ("10", or "5" with int64s in Strata) holding space-separated integers.

@@ -455,3 +455,31 @@ TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
         }
     }
 }
+
+// Found by vmf_to_vmap_fuzz: numbers no integer holds, where integers are expected, are
+// reported and kept as written (casting them would be undefined behaviour; UBSan checks this).
+TEST(Vmf, HugeNumbersWhereIntegersBelongAreReported) {
+    std::string rows;
+    for (int r = 0; r < 4; ++r) {
+        rows += "\t\t\t\t\t\"row" + std::to_string(r) + "\" \"" +
+                (r == 0 ? std::string("1e60 9 9 9 9 9 9 9") : std::string("9 9 9 9 9 9 9 9")) +
+                "\"\n";
+    }
+    const std::string text =
+        "world\n{\n\t\"id\" \"1\"\n\tsolid\n\t{\n\t\t\"id\" \"1e60\"\n\t\tside\n\t\t{\n"
+        "\t\t\t\"id\" \"-9.3e18\"\n"
+        "\t\t\tdispinfo\n\t\t\t{\n\t\t\t\t\"power\" \"2\"\n\t\t\t\ttriangle_tags\n\t\t\t\t{\n" +
+        rows + "\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->write(), text);
+    std::string paths;
+    for (const Diagnostic& d : doc->diagnostics().items()) paths += d.path + ";";
+    EXPECT_NE(paths.find("world/solid[0]/id"), std::string::npos) << paths;
+    EXPECT_NE(paths.find("side[0]/id"), std::string::npos) << paths;
+    EXPECT_NE(paths.find("triangle_tags"), std::string::npos) << paths;
+    const vmf::Side& side = doc->map().world.solids[0].sides[0];
+    ASSERT_TRUE(side.disp);
+    EXPECT_FALSE(side.disp->has(vmf::DispInfo::kTriangleTags));
+    ASSERT_EQ(side.disp->extra_blocks.size(), 1u);  // the rows survive as written
+}
