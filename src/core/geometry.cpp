@@ -49,12 +49,14 @@ namespace {
 // base_winding into an existing buffer (no allocation once it has capacity).
 void base_winding_into(const Plane& plane, double extent, Winding& w) {
     const Vec3& n = plane.normal;
+    // Pick an "up" that is not parallel to the normal: the major axis decides.
     const double ax = std::abs(n.x), ay = std::abs(n.y), az = std::abs(n.z);
     Vec3 up = (az >= ax && az >= ay) ? Vec3{1, 0, 0} : Vec3{0, 0, 1};
     up = normalize(up - n * dot(up, n));
     const Vec3 right = cross(up, n);
     const Vec3 org = n * plane.dist;
     const Vec3 u = up * extent, r = right * extent;
+    // Wound so that (p0 - p1) x (p2 - p1) points along n.
     w.assign({org - r + u, org + r + u, org + r - u, org - r - u});
     if (dot(cross(w[0] - w[1], w[2] - w[1]), n) < 0) std::reverse(w.begin(), w.end());
 }
@@ -69,17 +71,8 @@ Clip clip_back(const Winding& in, const Plane& plane, double eps, Winding& out);
 }  // namespace
 
 Winding base_winding(const Plane& plane, double extent) {
-    const Vec3& n = plane.normal;
-    // Pick an "up" that is not parallel to the normal: the major axis decides.
-    const double ax = std::abs(n.x), ay = std::abs(n.y), az = std::abs(n.z);
-    Vec3 up = (az >= ax && az >= ay) ? Vec3{1, 0, 0} : Vec3{0, 0, 1};
-    up = normalize(up - n * dot(up, n));
-    const Vec3 right = cross(up, n);
-    const Vec3 org = n * plane.dist;
-    const Vec3 u = up * extent, r = right * extent;
-    // Wound so that (p0 - p1) x (p2 - p1) points along n.
-    Winding w{org - r + u, org + r + u, org + r - u, org - r - u};
-    if (dot(cross(w[0] - w[1], w[2] - w[1]), n) < 0) std::reverse(w.begin(), w.end());
+    Winding w;
+    base_winding_into(plane, extent, w);
     return w;
 }
 
