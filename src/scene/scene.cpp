@@ -1,40 +1,21 @@
 #include "levelkit/scene/scene.hpp"
 
+#include "levelkit/core/numbers.hpp"
 #include "levelkit/core/text.hpp"
 
 namespace lk::scene {
 
 std::string_view Entity::get(std::string_view key, std::string_view fallback) const {
-    for (const KeyValue& kv : keys) {
-        if (iequals(kv.key, key)) return kv.value;
-    }
-    return fallback;
+    const std::string* v = find_key(keys, key);
+    return v ? std::string_view(*v) : fallback;
 }
 
 void Entity::set(std::string_view key, std::string_view value) {
-    for (KeyValue& kv : keys) {
-        if (iequals(kv.key, key)) {
-            kv.value = std::string(value);
-            return;
-        }
-    }
-    keys.push_back({std::string(key), std::string(value)});
+    set_key(keys, key, value);
 }
 
 void Entity::erase(std::string_view key) {
-    std::erase_if(keys, [&](const KeyValue& kv) { return iequals(kv.key, key); });
-}
-
-std::optional<Vec3> parse_vec3(std::string_view s) {
-    const auto parts = split_ws(s);
-    if (parts.size() != 3) return std::nullopt;
-    Vec3 v;
-    for (int i = 0; i < 3; ++i) {
-        auto d = parse_double(parts[static_cast<std::size_t>(i)]);
-        if (!d) return std::nullopt;
-        v[i] = *d;
-    }
-    return v;
+    erase_key(keys, key);
 }
 
 std::optional<Vec3> Entity::origin() const {

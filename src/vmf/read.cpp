@@ -803,13 +803,6 @@ bool TypedReader::stream_block(const kv::Node& block, std::span<const kv::NodeId
 
 }  // namespace
 
-const std::string* find_key(const std::vector<KeyValue>& keys, std::string_view key) {
-    for (const KeyValue& kv : keys) {
-        if (iequals(kv.key, key)) return &kv.value;
-    }
-    return nullptr;
-}
-
 Map map_from_tree(const kv::Document& tree, Diagnostics& diags) {
     return TypedReader(tree, diags, false).run();
 }

@@ -328,13 +328,7 @@ std::string_view Entity::get(std::string_view key, std::string_view fallback) co
 }
 
 void Entity::set(std::string_view key, std::string_view value) {
-    for (KeyValue& kv : keys) {
-        if (iequals(kv.key, key)) {
-            kv.value = std::string(value);
-            return;
-        }
-    }
-    keys.push_back({std::string(key), std::string(value)});
+    set_key(keys, key, value);
 }
 
 std::int64_t Entity::id() const {

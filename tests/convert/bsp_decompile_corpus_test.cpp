@@ -22,6 +22,7 @@
 #include "levelkit/bsp/props.hpp"
 #include "levelkit/convert/bsp_scene.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
+#include "levelkit/core/numbers.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/vmf/geometry.hpp"
 #include "support/corpus.hpp"
@@ -133,7 +134,7 @@ CompiledFaces compiled_faces(const bsp::Bsp& map, const vmf::Map& src) {
         const std::string_view m = e.get("model");
         if (m.size() < 2 || m[0] != '*') continue;
         auto n = parse_int(m.substr(1));
-        auto o = scene::parse_vec3(e.get("origin"));
+        auto o = lk::parse_vec3(e.get("origin"));
         if (n && *n > 0 && std::size_t(*n) < models->size() && o) model_origin[*n] = *o;
     }
     (void)src;

@@ -19,14 +19,11 @@
 
 #include "levelkit/core/boxed.hpp"
 #include "levelkit/core/geometry.hpp"
+#include "levelkit/core/keyvalue.hpp"
 
 namespace lk::scene {
 
-struct KeyValue {
-    std::string key;
-    std::string value;
-    bool operator==(const KeyValue&) const = default;
-};
+using lk::KeyValue;
 
 // A texture axis as Hammer defines it: texel coordinate = dot(p, axis) / scale + shift.
 struct TextureAxis {
@@ -184,8 +181,6 @@ struct Scene {
     std::vector<KeyValue> metadata;
 };
 
-// Parses "x y z" (as in origin/angles values); nullopt if malformed.
-std::optional<Vec3> parse_vec3(std::string_view s);
 // Counts for reports.
 struct Counts {
     std::size_t entities = 0, brushes = 0, sides = 0, displacements = 0, meshes = 0, faces = 0,

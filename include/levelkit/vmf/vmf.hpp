@@ -23,6 +23,7 @@
 
 #include "levelkit/core/boxed.hpp"
 #include "levelkit/core/geometry.hpp"
+#include "levelkit/core/keyvalue.hpp"
 #include "levelkit/core/result.hpp"
 #include "levelkit/kv/keyvalues.hpp"
 
@@ -34,11 +35,7 @@ struct Origin {
     bool operator==(const Origin&) const { return true; }  // never part of a model's value
 };
 
-struct KeyValue {
-    std::string key;
-    std::string value;
-    bool operator==(const KeyValue&) const = default;
-};
+using lk::KeyValue;
 
 // A KeyValues subtree kept whole (unknown blocks and keys).
 struct RawNode {
@@ -49,8 +46,7 @@ struct RawNode {
     bool operator==(const RawNode&) const = default;
 };
 
-// Case-insensitive lookup in an ordered key list; nullptr if absent.
-const std::string* find_key(const std::vector<KeyValue>& keys, std::string_view key);
+using lk::find_key;
 
 // uaxis/vaxis "[x y z shift] scale".
 struct UVAxis {
