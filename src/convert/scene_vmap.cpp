@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "levelkit/core/text.hpp"
-#include "levelkit/vmf/geometry.hpp"
+#include "levelkit/scene/geometry.hpp"
 
 namespace lk::convert {
 
@@ -235,19 +235,7 @@ private:
 
     void add_brush(ElementRef parent, const scene::Brush& br) {
         ++r_.brushes;
-        planes_.clear();
-        Vec3 center;
-        std::size_t npoints = 0;
-        for (const scene::BrushSide& sd : br.sides) {
-            planes_.push_back(sd.plane.normal == Vec3{} ? std::nullopt
-                                                        : std::optional<Plane>(sd.plane));
-            if (sd.points) {
-                for (const Vec3& p : *sd.points) center += p;
-                npoints += 3;
-            }
-        }
-        if (npoints) center = center / static_cast<double>(npoints);
-        build_brush_polygons(planes_, center, polys_);
+        scene::brush_polygons(br, polys_);
         // A duplicated side or one that touches the brush in no area leaves the rest closed, as
         // VBSP compiles it; other problems mean there is no solid to mesh.
         for (const BrushFaceProblem& p : polys_.problems) {
@@ -305,32 +293,14 @@ private:
             if (!sd.displacement) continue;
             const auto face = polys_.face(i);
             const scene::Displacement& d = *sd.displacement;
-            // The grid rule lives with the VMF model; hand it the fields it reads.
-            vmf::Side side;
-            if (sd.points) {
-                side.present |= vmf::Side::kPlane;
-                side.plane_points = *sd.points;
-            }
-            side.disp = vmf::DispInfo{};
-            side.disp->present = vmf::DispInfo::kPower | vmf::DispInfo::kStartPosition;
-            side.disp->power = d.power;
-            side.disp->start_position = d.start_position;
-            side.disp->elevation = d.elevation;
-            side.disp->normals = d.normals;
-            side.disp->distances = d.distances;
-            side.disp->offsets = d.offsets;
-            auto grid =
-                d.power >= 2 && d.power <= 4 ? vmf::displacement_grid(side, face) : std::nullopt;
-            if (!grid) {
+            auto grid = scene::displacement_grid(sd, face);
+            const auto flat = scene::flat_displacement_grid(sd, face);
+            if (!grid || !flat || d.power < 2) {
                 skip_brush(br, fmt::format("side {} has an unusable displacement", sd.id));
                 continue;
             }
-            side.disp->offsets.clear();
-            side.disp->distances.clear();
-            side.disp->elevation = 0;
-            const auto flat = vmf::displacement_grid(side, face);
             const int size = d.grid_size();
-            const auto tris = vmf::displacement_triangles(d.power);
+            const auto tris = displacement_triangles(d.power);
             // Orientation from the flat grid: Hammer wants counter-clockwise around the face's
             // outward normal.
             const auto& t0 = tris.front();
@@ -476,7 +446,6 @@ private:
     SceneToVmapReport& r_;
     vmap::MapBuilder b_;
     std::unordered_map<std::int64_t, ElementRef> groups_, visgroups_;
-    std::vector<std::optional<Plane>> planes_;
     BrushPolygons polys_;
 };
 

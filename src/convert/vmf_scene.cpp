@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "levelkit/core/text.hpp"
+#include "levelkit/scene/geometry.hpp"
 #include "levelkit/vmf/geometry.hpp"
 
 namespace lk::convert {
@@ -368,16 +369,7 @@ private:
         // Polygons only when some side lacks exact points.
         bool need_polys = false;
         for (const scene::BrushSide& sd : b.sides) need_polys |= !sd.points;
-        if (need_polys) {
-            std::vector<std::optional<Plane>> planes;
-            Vec3 center;
-            for (const scene::BrushSide& sd : b.sides) {
-                planes.push_back(sd.plane);
-                center += sd.plane.normal * sd.plane.dist;
-            }
-            if (!b.sides.empty()) center = center / static_cast<double>(b.sides.size());
-            build_brush_polygons(planes, center, polys_);
-        }
+        if (need_polys) scene::brush_polygons(b, polys_);
         for (std::size_t i = 0; i < b.sides.size(); ++i) {
             const scene::BrushSide& sd = b.sides[i];
             vmf::Side vs;

@@ -339,3 +339,126 @@ Vec3 matrix_angles(const Mat3& mat) {
 }
 
 }  // namespace lk
+
+namespace lk {
+
+std::optional<std::vector<Vec3>> displacement_grid(const DisplacementFields& d,
+                                                   std::span<const Vec3> face, const Vec3& normal) {
+    if (face.size() != 4 || d.power < 0 || d.power > 4) return std::nullopt;
+    const int size = (1 << d.power) + 1;
+    const auto count = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
+    // The corner nearest startposition becomes p0 (Hammer/VBSP).
+    std::size_t start = 0;
+    double best = INFINITY;
+    for (std::size_t i = 0; i < 4; ++i) {
+        const double dd = distance(face[i], d.start_position);
+        if (dd < best - 1e-9) {
+            best = dd;
+            start = i;
+        }
+    }
+    const Vec3 p0 = face[start], p1 = face[(start + 1) % 4], p2 = face[(start + 2) % 4],
+               p3 = face[(start + 3) % 4];
+    std::vector<Vec3> out(count);
+    const double inv = 1.0 / (size - 1);
+    for (int i = 0; i < size; ++i) {
+        const Vec3 a = lerp(p0, p1, i * inv);
+        const Vec3 b = lerp(p3, p2, i * inv);
+        for (int j = 0; j < size; ++j) {
+            const std::size_t k = static_cast<std::size_t>(i) * static_cast<std::size_t>(size) +
+                                  static_cast<std::size_t>(j);
+            Vec3 p = lerp(a, b, j * inv) + normal * d.elevation;
+            if (k < d.offsets.size()) p += d.offsets[k];
+            if (k < d.normals.size() && k < d.distances.size()) p += d.normals[k] * d.distances[k];
+            out[k] = p;
+        }
+    }
+    return out;
+}
+
+std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power) {
+    std::vector<std::array<std::uint32_t, 3>> tris;
+    if (power < 0 || power > 4) return tris;
+    const std::uint32_t size = (1u << power) + 1;
+    tris.reserve(2u << (2 * power));
+    for (std::uint32_t i = 0; i + 1 < size; ++i) {
+        for (std::uint32_t j = 0; j + 1 < size; ++j) {
+            const std::uint32_t a = i * size + j, b = i * size + j + 1, c = (i + 1) * size + j + 1,
+                                d = (i + 1) * size + j;
+            // Alternate the diagonal like a checkerboard so the surface is symmetric.
+            if ((i + j) % 2 == 0) {
+                tris.push_back({a, b, c});
+                tris.push_back({a, c, d});
+            } else {
+                tris.push_back({a, b, d});
+                tris.push_back({b, c, d});
+            }
+        }
+    }
+    return tris;
+}
+
+void triangulate_polygon(std::span<const Vec3> poly,
+                         std::vector<std::array<std::uint32_t, 3>>& out) {
+    const std::size_t n = poly.size();
+    if (n < 3) return;
+    if (n == 3) {
+        out.push_back({0, 1, 2});
+        return;
+    }
+    const Vec3 normal = winding_area_vector(poly);
+    auto convex_at = [&](std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+        return dot(cross(poly[b] - poly[a], poly[c] - poly[b]), normal) > 0;
+    };
+    // Convex polygons (almost every map face) are fans; test that first.
+    bool convex = normal != Vec3{};
+    for (std::size_t i = 0; i < n && convex; ++i) {
+        convex = convex_at(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>((i + 1) % n),
+                           static_cast<std::uint32_t>((i + 2) % n)) ||
+                 length(cross(poly[(i + 1) % n] - poly[i], poly[(i + 2) % n] - poly[(i + 1) % n])) <
+                     1e-12;
+    }
+    if (convex) {
+        for (std::uint32_t i = 1; i + 1 < n; ++i) out.push_back({0, i, i + 1});
+        return;
+    }
+    // Ear clipping: O(n^2) per polygon, fine for map faces (tens of corners).
+    std::vector<std::uint32_t> left(n);
+    for (std::size_t i = 0; i < n; ++i) left[i] = static_cast<std::uint32_t>(i);
+    auto inside = [&](const Vec3& p, std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+        const Vec3 ab = cross(poly[b] - poly[a], p - poly[a]);
+        const Vec3 bc = cross(poly[c] - poly[b], p - poly[b]);
+        const Vec3 ca = cross(poly[a] - poly[c], p - poly[c]);
+        return dot(ab, normal) >= 0 && dot(bc, normal) >= 0 && dot(ca, normal) >= 0;
+    };
+    std::size_t guard = 0;
+    while (left.size() > 3 && guard < n * n) {
+        ++guard;
+        bool clipped = false;
+        for (std::size_t i = 0; i < left.size(); ++i) {
+            const std::uint32_t a = left[(i + left.size() - 1) % left.size()], b = left[i],
+                                c = left[(i + 1) % left.size()];
+            if (!convex_at(a, b, c)) continue;
+            bool ear = true;
+            for (std::uint32_t v : left) {
+                if (v == a || v == b || v == c) continue;
+                if (poly[v] == poly[a] || poly[v] == poly[b] || poly[v] == poly[c]) continue;
+                if (inside(poly[v], a, b, c)) {
+                    ear = false;
+                    break;
+                }
+            }
+            if (!ear) continue;
+            out.push_back({a, b, c});
+            left.erase(left.begin() + static_cast<std::ptrdiff_t>(i));
+            clipped = true;
+            break;
+        }
+        if (!clipped) break;
+    }
+    // Whatever could not be clipped (degenerate or self-intersecting input) becomes a fan.
+    for (std::size_t i = 1; i + 1 < left.size(); ++i)
+        out.push_back({left[0], left[i], left[i + 1]});
+}
+
+}  // namespace lk

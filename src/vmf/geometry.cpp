@@ -47,58 +47,10 @@ void solid_polygons(const Solid& solid, BrushPolygons& out, const PolygonOptions
 std::optional<std::vector<Vec3>> displacement_grid(const Side& side, std::span<const Vec3> face) {
     if (!side.disp || face.size() != 4 || !side.disp->has(DispInfo::kPower)) return std::nullopt;
     const DispInfo& d = *side.disp;
-    const int size = d.grid_size();
-    const auto count = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
-    // Corner nearest startposition becomes p0 (Hammer/VBSP).
-    std::size_t start = 0;
-    double best = INFINITY;
-    for (std::size_t i = 0; i < 4; ++i) {
-        const double dd = distance(face[i], d.start_position);
-        if (dd < best - 1e-9) {
-            best = dd;
-            start = i;
-        }
-    }
-    const Vec3 p0 = face[start], p1 = face[(start + 1) % 4], p2 = face[(start + 2) % 4],
-               p3 = face[(start + 3) % 4];
     const std::optional<Plane> pl = side.plane();
-    const Vec3 normal = pl ? pl->normal : normalize(cross(p0 - p1, p2 - p1));
-    std::vector<Vec3> out(count);
-    const double inv = 1.0 / (size - 1);
-    for (int i = 0; i < size; ++i) {
-        const Vec3 a = lerp(p0, p1, i * inv);
-        const Vec3 b = lerp(p3, p2, i * inv);
-        for (int j = 0; j < size; ++j) {
-            const std::size_t k = static_cast<std::size_t>(i) * static_cast<std::size_t>(size) +
-                                  static_cast<std::size_t>(j);
-            Vec3 p = lerp(a, b, j * inv) + normal * d.elevation;
-            if (k < d.offsets.size()) p += d.offsets[k];
-            if (k < d.normals.size() && k < d.distances.size()) p += d.normals[k] * d.distances[k];
-            out[k] = p;
-        }
-    }
-    return out;
-}
-
-std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power) {
-    const std::uint32_t size = (1u << power) + 1;
-    std::vector<std::array<std::uint32_t, 3>> tris;
-    tris.reserve(2u << (2 * power));
-    for (std::uint32_t i = 0; i + 1 < size; ++i) {
-        for (std::uint32_t j = 0; j + 1 < size; ++j) {
-            const std::uint32_t a = i * size + j, b = i * size + j + 1, c = (i + 1) * size + j + 1,
-                                d = (i + 1) * size + j;
-            // Alternate the diagonal like a checkerboard so the surface is symmetric.
-            if ((i + j) % 2 == 0) {
-                tris.push_back({a, b, c});
-                tris.push_back({a, c, d});
-            } else {
-                tris.push_back({a, b, d});
-                tris.push_back({b, c, d});
-            }
-        }
-    }
-    return tris;
+    const Vec3 normal = pl ? pl->normal : normalize(cross(face[0] - face[1], face[2] - face[1]));
+    return lk::displacement_grid(
+        {d.power, d.start_position, d.elevation, d.normals, d.distances, d.offsets}, face, normal);
 }
 
 namespace {

@@ -144,3 +144,56 @@ TEST(Winding, ConvexOverlapAreaOfCoplanarSquares) {
     EXPECT_NEAR(convex_overlap_area(a, c, 0.01), 0, 1e-12);
     EXPECT_EQ(convex_overlap_area(a, Winding{{0, 0, 0}, {1, 1, 1}}), 0);
 }
+
+namespace {
+
+double triangles_area(std::span<const lk::Vec3> poly,
+                      const std::vector<std::array<std::uint32_t, 3>>& tris) {
+    double a = 0;
+    for (const auto& t : tris) {
+        const lk::Vec3 n = cross(poly[t[1]] - poly[t[0]], poly[t[2]] - poly[t[0]]);
+        // Same winding as the polygon: positive along its normal.
+        a += dot(n, lk::normalize(lk::winding_area_vector(poly))) * 0.5;
+    }
+    return a;
+}
+
+}  // namespace
+
+TEST(Triangulate, ConvexPolygonIsAFan) {
+    const std::vector<lk::Vec3> sq{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+    std::vector<std::array<std::uint32_t, 3>> tris;
+    lk::triangulate_polygon(sq, tris);
+    ASSERT_EQ(tris.size(), 2u);
+    EXPECT_NEAR(triangles_area(sq, tris), 1.0, 1e-12);
+}
+
+TEST(Triangulate, ConcavePolygonKeepsItsAreaAndWinding) {
+    // An L shape (area 3), wound clockwise seen from +Z.
+    const std::vector<lk::Vec3> l{{0, 0, 5}, {0, 2, 5}, {1, 2, 5}, {1, 1, 5}, {2, 1, 5}, {2, 0, 5}};
+    std::vector<std::array<std::uint32_t, 3>> tris;
+    lk::triangulate_polygon(l, tris);
+    ASSERT_EQ(tris.size(), 4u);
+    EXPECT_NEAR(triangles_area(l, tris), 3.0, 1e-12);
+    for (const auto& t : tris) {
+        const lk::Vec3 n = cross(l[t[1]] - l[t[0]], l[t[2]] - l[t[0]]);
+        EXPECT_LT(n.z, 0);  // every triangle keeps the polygon's (clockwise) winding
+    }
+}
+
+TEST(Displacement, GridStartsAtTheCornerNearestStartPosition) {
+    const std::vector<lk::Vec3> face{{0, 0, 0}, {0, 64, 0}, {64, 64, 0}, {64, 0, 0}};
+    lk::DisplacementFields d;
+    d.power = 2;
+    d.start_position = {64, 64, 0};
+    d.elevation = 2;
+    auto g = lk::displacement_grid(d, face, {0, 0, 1});
+    ASSERT_TRUE(g);
+    ASSERT_EQ(g->size(), 25u);
+    EXPECT_EQ((*g)[0], lk::Vec3(64, 64, 2));
+    EXPECT_EQ((*g)[24], lk::Vec3(0, 0, 2));
+    EXPECT_FALSE(lk::displacement_grid(d, std::span(face).first(3), {0, 0, 1}));
+    d.power = 5;
+    EXPECT_FALSE(lk::displacement_grid(d, face, {0, 0, 1}));
+    EXPECT_EQ(lk::displacement_triangles(3).size(), 128u);
+}

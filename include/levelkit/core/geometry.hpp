@@ -174,6 +174,38 @@ struct BrushClipOptions {
 void build_brush_polygons(std::span<const std::optional<Plane>> planes, const Vec3& center,
                           BrushPolygons& out, const BrushClipOptions& opt = {});
 
+// --- displacements ----------------------------------------------------------------------
+
+// What Hammer's displacement rule reads. Per-vertex fields run row-major over the
+// (2^power+1)^2 grid; a field shorter than the grid counts as zero where it is missing.
+struct DisplacementFields {
+    int power = 0;
+    Vec3 start_position;
+    double elevation = 0;
+    std::span<const Vec3> normals;
+    std::span<const double> distances;
+    std::span<const Vec3> offsets;
+};
+
+// The displaced vertex grid over a 4-point face, (2^power+1)^2 points row-major: start at the
+// corner nearest start_position, bilinear flat grid, plus elevation along `normal` (the face's
+// outward normal), plus offsets, plus normals * distances. nullopt if the face is not a quad or
+// power is outside 0..4.
+std::optional<std::vector<Vec3>> displacement_grid(const DisplacementFields& d,
+                                                   std::span<const Vec3> face, const Vec3& normal);
+
+// Triangles of a displacement grid in Hammer's alternating diagonal pattern, as vertex index
+// triples (two per quad, 2 * 4^power in all), wound like the grid's rows (i, i+1) x (j, j+1).
+std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power);
+
+// --- triangulation -----------------------------------------------------------------------
+
+// Triangulates a simple planar polygon (convex or not) by ear clipping, keeping its winding.
+// Appends index triples into `poly` to `out`. Degenerate or self-intersecting input still gives
+// poly.size() - 2 triangles (falling back to a fan), so counts stay predictable.
+void triangulate_polygon(std::span<const Vec3> poly,
+                         std::vector<std::array<std::uint32_t, 3>>& out);
+
 // --- rotations ---------------------------------------------------------------------------
 
 struct Mat3 {

@@ -22,15 +22,11 @@ struct PolygonOptions {
 // mean of the plane points). `out.problems` lists why a solid is invalid (by side index).
 void solid_polygons(const Solid& solid, BrushPolygons& out, const PolygonOptions& opt = {});
 
-// The displaced vertex grid of a side, (2^power+1)^2 points row-major, given the side's face
-// polygon (must have 4 points): Hammer's rule — start at the corner nearest startposition,
-// bilinear flat grid, plus elevation along the face normal, plus offsets, plus
-// normals * distances. nullopt if the side has no usable dispinfo or the face is not a quad.
+// The displaced vertex grid of a side (lk::displacement_grid with the side's dispinfo and plane
+// normal), given its face polygon. nullopt if the side has no usable dispinfo or the face is
+// not a quad.
 std::optional<std::vector<Vec3>> displacement_grid(const Side& side, std::span<const Vec3> face);
-
-// Triangles of a displacement grid in Hammer's alternating diagonal pattern, as vertex index
-// triples (two per quad, 2 * 4^power in all).
-std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power);
+using lk::displacement_triangles;
 
 struct ValidateOptions {
     PolygonOptions polygons;

@@ -1,0 +1,321 @@
+#include "levelkit/scene/geometry.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "levelkit/core/text.hpp"
+
+namespace lk::scene {
+
+double texel(const TextureAxis& a, const Vec3& p) {
+    const double scale = a.scale != 0 ? a.scale : 1;
+    return dot(p, a.axis) / scale + a.shift;
+}
+
+bool is_tool_material(std::string_view m) {
+    if (m.size() >= 10 && iequals(m.substr(0, 10), "materials/")) m.remove_prefix(10);
+    return m.size() >= 6 && iequals(m.substr(0, 6), "tools/");
+}
+
+void brush_polygons(const Brush& brush, BrushPolygons& out, const BrushPolygonOptions& opt) {
+    thread_local std::vector<std::optional<Plane>> planes;
+    planes.clear();
+    Vec3 center, plane_center;
+    std::size_t npoints = 0;
+    for (const BrushSide& sd : brush.sides) {
+        planes.push_back(sd.plane.normal == Vec3{} ? std::nullopt : std::optional<Plane>(sd.plane));
+        plane_center += sd.plane.normal * sd.plane.dist;
+        if (sd.points) {
+            for (const Vec3& p : *sd.points) center += p;
+            npoints += 3;
+        }
+    }
+    if (npoints) {
+        center = center / static_cast<double>(npoints);
+    } else if (!brush.sides.empty()) {
+        center = plane_center / static_cast<double>(brush.sides.size());
+    }
+    build_brush_polygons(planes, center, out, opt.clip);
+    if (!opt.prefer_exact_polygons) return;
+    bool any = false;
+    for (const BrushSide& sd : brush.sides) any |= sd.exact_polygon.size() >= 3;
+    if (!any) return;
+    std::vector<Vec3> points;
+    std::vector<std::uint32_t> begins;
+    for (std::size_t i = 0; i < brush.sides.size(); ++i) {
+        begins.push_back(static_cast<std::uint32_t>(points.size()));
+        const auto& exact = brush.sides[i].exact_polygon;
+        if (exact.size() >= 3) {
+            points.insert(points.end(), exact.begin(), exact.end());
+        } else if (i < out.face_count()) {
+            const auto f = out.face(i);
+            points.insert(points.end(), f.begin(), f.end());
+        }
+    }
+    begins.push_back(static_cast<std::uint32_t>(points.size()));
+    out.points = std::move(points);
+    out.face_begin = std::move(begins);
+}
+
+namespace {
+
+std::optional<std::vector<Vec3>> grid_of(const BrushSide& side, std::span<const Vec3> face,
+                                         bool displaced) {
+    if (!side.displacement) return std::nullopt;
+    const Displacement& d = *side.displacement;
+    DisplacementFields f{d.power, d.start_position, 0, {}, {}, {}};
+    if (displaced) {
+        f.elevation = d.elevation;
+        f.normals = d.normals;
+        f.distances = d.distances;
+        f.offsets = d.offsets;
+    }
+    return lk::displacement_grid(f, face, side.plane.normal);
+}
+
+class SurfaceBuilder {
+public:
+    SurfaceBuilder(const Scene& s, const SurfaceOptions& opt, Surfaces& out)
+        : s_(s), opt_(opt), out_(out) {}
+
+    void run() {
+        entity(0, s_.world);
+        for (std::size_t i = 0; i < s_.entities.size(); ++i) entity(i + 1, s_.entities[i]);
+        if (any_color_) {
+            // Pieces before the first coloured one get white.
+            out_.colors.resize(out_.positions.size(), {1, 1, 1, 1});
+        } else {
+            out_.colors.clear();
+        }
+    }
+
+private:
+    void entity(std::size_t index, const Entity& e) {
+        for (const Brush& b : e.brushes) brush(index, b);
+        for (const Mesh& m : e.meshes) mesh(index, m);
+    }
+
+    std::uint32_t material(const std::string& name) {
+        auto [it, added] =
+            index_.try_emplace(name, static_cast<std::uint32_t>(out_.materials.size()));
+        if (added) out_.materials.push_back(name);
+        return it->second;
+    }
+
+    std::array<double, 2> size_of(const std::string& name) {
+        if (!opt_.texture_size) return {opt_.default_texture_size, opt_.default_texture_size};
+        auto [it, added] = sizes_.try_emplace(name);
+        if (added) {
+            it->second = opt_.texture_size(name);
+            for (double& v : it->second) {
+                if (!(v > 0)) v = opt_.default_texture_size;
+            }
+        }
+        return it->second;
+    }
+
+    bool skip_material(const std::string& m) {
+        if (!opt_.skip_tool_materials || !is_tool_material(m)) return false;
+        ++out_.tool_faces_skipped;
+        return true;
+    }
+
+    void begin_piece(std::size_t entity, std::int64_t id, Surfaces::PieceKind kind) {
+        Surfaces::Piece p;
+        p.entity = entity;
+        p.id = id;
+        p.kind = kind;
+        p.first_polygon = static_cast<std::uint32_t>(out_.polygon_count());
+        out_.pieces.push_back(p);
+    }
+
+    void end_piece() {
+        Surfaces::Piece& p = out_.pieces.back();
+        p.polygon_count = static_cast<std::uint32_t>(out_.polygon_count()) - p.first_polygon;
+        if (p.polygon_count == 0) out_.pieces.pop_back();
+    }
+
+    void corner(const Vec3& p, const Vec3& n, std::array<double, 2> uv) {
+        out_.positions.push_back(p);
+        out_.normals.push_back(n);
+        out_.uvs.push_back(uv);
+        if (any_color_) out_.colors.push_back({1, 1, 1, 1});
+    }
+
+    void end_polygon(std::uint32_t mat, std::uint32_t smoothing) {
+        out_.polygon_begin.push_back(static_cast<std::uint32_t>(out_.positions.size()));
+        out_.polygon_material.push_back(mat);
+        out_.polygon_smoothing.push_back(smoothing);
+    }
+
+    void start_colors() {
+        if (any_color_) return;
+        any_color_ = true;
+        out_.colors.assign(out_.positions.size(), {1, 1, 1, 1});
+    }
+
+    void brush(std::size_t entity, const Brush& b) {
+        brush_polygons(b, polys_, opt_.polygons);
+        for (const BrushFaceProblem& p : polys_.problems) {
+            // A duplicated side, or one that touches the brush in no area, leaves the rest closed
+            // (VBSP compiles such brushes); other problems leave no solid to draw.
+            if (p.problem != BrushProblem::duplicate_plane &&
+                p.problem != BrushProblem::side_no_face) {
+                out_.skipped.push_back({entity, b.id, std::string(to_string(p.problem))});
+                return;
+            }
+        }
+        bool has_disp = false;
+        for (const BrushSide& sd : b.sides) has_disp |= static_cast<bool>(sd.displacement);
+        if (has_disp) return displacements(entity, b);
+        begin_piece(entity, b.id, Surfaces::PieceKind::brush);
+        for (std::size_t i = 0; i < b.sides.size() && i < polys_.face_count(); ++i) {
+            const BrushSide& sd = b.sides[i];
+            const auto face = polys_.face(i);
+            if (face.size() < 3 || skip_material(sd.material)) continue;
+            const auto size = size_of(sd.material);
+            const Vec3 n = sd.plane.normal;
+            // Hammer winds clockwise seen from outside; emit counter-clockwise.
+            for (std::size_t k = face.size(); k-- > 0;) {
+                corner(face[k], n,
+                       {texel(sd.u, face[k]) / size[0], texel(sd.v, face[k]) / size[1]});
+            }
+            end_polygon(material(sd.material), sd.smoothing_groups);
+        }
+        end_piece();
+    }
+
+    void displacements(std::size_t entity, const Brush& b) {
+        begin_piece(entity, b.id, Surfaces::PieceKind::displacement);
+        for (std::size_t i = 0; i < b.sides.size() && i < polys_.face_count(); ++i) {
+            const BrushSide& sd = b.sides[i];
+            if (!sd.displacement) continue;
+            const auto face = polys_.face(i);
+            const auto grid = grid_of(sd, face, true);
+            const auto flat = grid_of(sd, face, false);
+            if (!grid || !flat) {
+                out_.skipped.push_back({entity, b.id, "a displacement side that is not a quad"});
+                continue;
+            }
+            if (skip_material(sd.material)) continue;
+            const Displacement& d = *sd.displacement;
+            const auto tris = displacement_triangles(d.power);
+            // Counter-clockwise around the face's outward normal, judged on the flat grid.
+            const auto& t0 = tris.front();
+            const bool flip =
+                dot(cross((*flat)[t0[1]] - (*flat)[t0[0]], (*flat)[t0[2]] - (*flat)[t0[0]]),
+                    sd.plane.normal) < 0;
+            // Smooth normals: area-weighted sums of the displaced triangles at each vertex.
+            std::vector<Vec3> vn(grid->size());
+            for (const auto& t : tris) {
+                const Vec3 a = (*grid)[t[0]], b2 = (*grid)[t[1]], c = (*grid)[t[2]];
+                Vec3 n = cross(b2 - a, c - a);
+                if (flip) n = -n;
+                for (std::uint32_t v : t) vn[v] += n;
+            }
+            for (Vec3& n : vn) {
+                n = normalize(n);
+                if (n == Vec3{}) n = sd.plane.normal;
+            }
+            const bool has_alpha = d.alphas.size() == grid->size();
+            if (has_alpha) start_colors();
+            const auto size = size_of(sd.material);
+            const std::uint32_t mat = material(sd.material);
+            for (const auto& t : tris) {
+                const std::array<std::uint32_t, 3> c =
+                    flip ? std::array<std::uint32_t, 3>{t[0], t[2], t[1]} : t;
+                for (std::uint32_t v : c) {
+                    const Vec3& fp = (*flat)[v];
+                    corner((*grid)[v], vn[v],
+                           {texel(sd.u, fp) / size[0], texel(sd.v, fp) / size[1]});
+                    if (has_alpha)
+                        out_.colors.back()[3] = std::clamp(d.alphas[v] / 255.0, 0.0, 1.0);
+                }
+                end_polygon(mat, 0);
+            }
+        }
+        end_piece();
+    }
+
+    void mesh(std::size_t entity, const Mesh& m) {
+        begin_piece(entity, m.id, Surfaces::PieceKind::mesh);
+        const bool has_colors = !m.colors.empty();
+        if (has_colors) start_colors();
+        for (const Mesh::Face& f : m.faces) {
+            if (f.count < 3 || std::size_t{f.first} + f.count > m.face_vertices.size()) continue;
+            const std::string& mat_name =
+                f.material < m.materials.size() ? m.materials[f.material] : empty_;
+            if (skip_material(mat_name)) continue;
+            bool ok = true;
+            pts_.clear();
+            for (std::uint32_t k = 0; k < f.count; ++k) {
+                const std::uint32_t v = m.face_vertices[f.first + k];
+                if (v >= m.positions.size()) {
+                    ok = false;
+                    break;
+                }
+                pts_.push_back(m.positions[v]);
+            }
+            if (!ok) continue;
+            const Vec3 flat_n = normalize(winding_area_vector(pts_));
+            const auto size = size_of(mat_name);
+            const bool axes = f.u.axis != Vec3{} || f.v.axis != Vec3{};
+            for (std::uint32_t k = 0; k < f.count; ++k) {
+                const std::size_t c = std::size_t{f.first} + k;
+                const Vec3& p = pts_[k];
+                const Vec3 n = c < m.normals.size() && m.normals[c] != Vec3{}
+                                   ? normalize(m.normals[c])
+                                   : flat_n;
+                std::array<double, 2> uv{0, 0};
+                if (c < m.uvs.size()) {
+                    uv = m.uvs[c];
+                } else if (axes) {
+                    uv = {texel(f.u, p) / size[0], texel(f.v, p) / size[1]};
+                }
+                corner(p, n, uv);
+                if (has_colors && c < m.colors.size()) out_.colors.back() = m.colors[c];
+            }
+            end_polygon(material(mat_name), 0);
+        }
+        end_piece();
+    }
+
+    const Scene& s_;
+    const SurfaceOptions& opt_;
+    Surfaces& out_;
+    BrushPolygons polys_;
+    std::vector<Vec3> pts_;
+    std::unordered_map<std::string, std::uint32_t> index_;
+    std::unordered_map<std::string, std::array<double, 2>> sizes_;
+    bool any_color_ = false;
+    const std::string empty_;
+};
+
+}  // namespace
+
+std::optional<std::vector<Vec3>> displacement_grid(const BrushSide& side,
+                                                   std::span<const Vec3> face) {
+    return grid_of(side, face, true);
+}
+
+std::optional<std::vector<Vec3>> flat_displacement_grid(const BrushSide& side,
+                                                        std::span<const Vec3> face) {
+    return grid_of(side, face, false);
+}
+
+std::size_t Surfaces::triangle_count() const {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < polygon_count(); ++i) {
+        n += polygon_begin[i + 1] - polygon_begin[i] - 2;
+    }
+    return n;
+}
+
+Surfaces build_surfaces(const Scene& s, const SurfaceOptions& opt) {
+    Surfaces out;
+    SurfaceBuilder(s, opt, out).run();
+    return out;
+}
+
+}  // namespace lk::scene
