@@ -1,64 +1,111 @@
-// Shared pieces of the levelkit command-line tool. Commands parse options, call the library
-// and print; no format logic lives here.
+// The levelkit command-line tool as a library: option parsing and printing over the format-erased
+// API (levelkit/any). Commands hold no state beyond one run's Context, so the whole tool runs
+// in-process (tests call run() with memory streams).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "levelkit/any/document.hpp"
+#include "levelkit/any/jobs.hpp"
 
 namespace lk::cli {
 
-// Exit codes (DESIGN.md).
+// Exit codes (DESIGN.md); 130 when interrupted (Ctrl-C / SIGTERM), as shells report it.
 enum Exit : int {
     kOk = 0,
     kProblems = 1,  // a check or conversion found problems
     kBadInput = 2,  // an input could not be read/parsed
     kUsage = 3,
     kIo = 4,
+    kInterrupted = 130,
 };
 
-// Prints a diagnostic in `file:line:col: severity: message [path]` form to stderr.
-void print_diagnostic(const Diagnostic& d);
-void print_diagnostics(const Diagnostics& ds);
-// Exit code for a failed read (I/O vs bad content).
+// Where a run prints, and how it is stopped.
+struct Io {
+    std::FILE* out = stdout;
+    std::FILE* err = stderr;
+    bool err_is_terminal = false;  // progress bars only on a terminal
+    // Set from outside (a signal handler) to stop: running jobs finish or stop between stages
+    // and nothing partial is written.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// Runs the tool with `args` (args[0] is the program name) and returns the exit code.
+int run(const std::vector<std::string>& args, const Io& io);
+
+// --- shared by the commands -------------------------------------------------------------
+
+// One run's state: where to print, the exit status, output serialisation between threads.
+class Context {
+public:
+    explicit Context(const Io& io) : io_(io) {}
+
+    const Io& io() const { return io_; }
+    bool cancelled() const { return io_.cancel && io_.cancel->load(); }
+
+    // The exit status only grows (the worst outcome wins).
+    void fail(int code) {
+        std::lock_guard lock(m_);
+        status_ = std::max(status_, code);
+    }
+    int status() const { return status_; }
+
+    void out(std::string_view s);
+    void err(std::string_view s);
+    // `file:line:col: severity: message [path]` on stderr.
+    void diagnostic(const Diagnostic& d);
+    void diagnostics(const Diagnostics& ds);
+    // One JSON object on one line of stdout.
+    void json_line(const Json& j);
+
+private:
+    Io io_;
+    int status_ = kOk;
+    std::mutex m_;
+};
+
+// The exit code for a failed job or read.
+int exit_code_for(JobFailure f);
 int exit_code_for(const Diagnostic& d);
 
+// How a many-files command reports progress on stderr: a bar on a terminal (text mode), JSON
+// lines with --json, nothing with --quiet.
+enum class ProgressStyle : std::uint8_t { none, bar, json };
+
 // Runs fn(i) for i in [0, n) on up to `jobs` threads (0 = all cores) and calls done(i) in index
-// order on the calling thread as results become available. Shows a progress bar on stderr when
-// it is a terminal and n > 1.
-void parallel_ordered(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& fn,
-                      const std::function<void(std::size_t)>& done, bool progress);
+// order on the calling thread as results become available. Stops starting new items when the
+// run is cancelled (done() is then not called for items never started).
+void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
+                      const std::function<void(std::size_t)>& fn,
+                      const std::function<void(std::size_t)>& done, ProgressStyle style,
+                      const std::function<std::string(std::size_t)>& name = {});
 
-// Writes bytes to `out` atomically; refuses to overwrite `input` unless in_place.
-Result<void> write_output(const std::filesystem::path& out, ByteSpan bytes,
-                          const std::filesystem::path& input, bool in_place);
-
-// The arguments every many-files command takes: FILE... [--json] [-j N].
+// The arguments every many-files command takes: FILE... [--json] [-j N] [--quiet].
 struct FileArgs {
     std::vector<std::string> files;
     bool json = false;
+    bool quiet = false;
     unsigned jobs = 0;
+    ProgressStyle progress(const Context& ctx) const;
 };
-// Adds a subcommand with those arguments; its callback receives them.
-CLI::App* add_files_command(CLI::App& app, const std::string& name, const std::string& help,
-                            std::function<void(const FileArgs&)> run);
+CLI::App* add_files_command(CLI::App& app, Context& ctx, const std::string& name,
+                            const std::string& help, std::function<void(const FileArgs&)> run);
 
 // Registration of subcommands (each defined in its own cmd_*.cpp).
-void add_info_command(CLI::App& app);
-void add_roundtrip_command(CLI::App& app);
-void add_validate_command(CLI::App& app);
-void add_convert_command(CLI::App& app);
-void add_dump_command(CLI::App& app);
-void add_formats_command(CLI::App& app);
-void add_geometry_command(CLI::App& app);
-void add_bsp_command(CLI::App& app);
-
-// The exit code a subcommand's callback sets.
-int& exit_status();
+void add_info_command(CLI::App& app, Context& ctx);
+void add_roundtrip_command(CLI::App& app, Context& ctx);
+void add_validate_command(CLI::App& app, Context& ctx);
+void add_convert_command(CLI::App& app, Context& ctx);
+void add_dump_command(CLI::App& app, Context& ctx);
+void add_formats_command(CLI::App& app, Context& ctx);
+void add_geometry_command(CLI::App& app, Context& ctx);
+void add_bsp_command(CLI::App& app, Context& ctx);
 
 }  // namespace lk::cli

@@ -1,13 +1,8 @@
 // `levelkit bsp ...`: entity lump and pakfile tools for Source BSP maps.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "cli.hpp"
-#include "levelkit/bsp/bsp.hpp"
-#include "levelkit/bsp/entities.hpp"
-#include "levelkit/bsp/map.hpp"
-#include "levelkit/bsp/pak.hpp"
+#include "levelkit/any/bsp_tools.hpp"
 
 namespace lk::cli {
 
@@ -16,72 +11,46 @@ namespace {
 namespace fs = std::filesystem;
 
 // Reads a map, printing the error and setting the exit status on failure.
-std::optional<bsp::Bsp> load_map(const std::string& path) {
-    auto blob = Blob::map_file(path);
-    if (!blob) {
-        print_diagnostic(blob.error());
-        exit_status() = exit_code_for(blob.error());
-        return std::nullopt;
+std::unique_ptr<Document> load_map(Context& ctx, const std::string& path) {
+    auto doc = read_document(path);
+    if (!doc) {
+        ctx.diagnostic(doc.error());
+        ctx.fail(exit_code_for(doc.error()));
+        return nullptr;
     }
-    Diagnostics warnings;
-    auto map = bsp::Bsp::read(std::move(blob).value(), &warnings);
-    warnings.set_file(path);
-    print_diagnostics(warnings);
-    if (!map) {
-        Diagnostic d = std::move(map).error();
-        d.file = path;
-        print_diagnostic(d);
-        exit_status() = kBadInput;
-        return std::nullopt;
+    ctx.diagnostics(doc.value()->read_diagnostics());
+    if (doc.value()->format() != "bsp") {
+        ctx.diagnostic(Diagnostic::error("usage.not-bsp", fmt::format("not a BSP map but a {} file",
+                                                                      doc.value()->format()))
+                           .in_file(path));
+        ctx.fail(kUsage);
+        return nullptr;
     }
-    return std::move(map).value();
+    return std::move(doc).value();
 }
 
-std::optional<bsp::Pak> load_pak(const bsp::Bsp& map, const std::string& path) {
-    auto pak = bsp::pakfile(map);
-    if (!pak) {
-        print_diagnostic(std::move(pak).error().in_file(path));
-        exit_status() = kBadInput;
-        return std::nullopt;
-    }
-    return std::move(pak).value();
-}
-
-bool fail(Diagnostic d, int code) {
-    print_diagnostic(d);
-    exit_status() = code;
+bool fail(Context& ctx, Diagnostic d, const std::string& file) {
+    if (d.file.empty()) d.file = file;
+    ctx.diagnostic(d);
+    // A missing entry is a finding about the map, not an unreadable input.
+    ctx.fail(d.code == "pak.no-entry" ? kProblems : exit_code_for(d));
     return false;
 }
 
 // Writes the edited map to `out`, or over the input when `out` is empty (--in-place).
-bool save_map(const bsp::Bsp& map, const std::string& in, const std::string& out, bool in_place) {
+bool save_map(Context& ctx, const Document& map, const std::string& in, const std::string& out,
+              bool in_place) {
     auto bytes = map.write();
-    if (!bytes) return fail(std::move(bytes).error().in_file(in), kBadInput);
-    auto w = write_output(out.empty() ? fs::path(in) : fs::path(out), *bytes, in, in_place);
-    if (!w) return fail(std::move(w).error(), kIo);
-    return true;
-}
-
-std::string_view method_name(std::uint16_t m) {
-    switch (m) {
-        case 0:
-            return "stored";
-        case 8:
-            return "deflate";
-        case 14:
-            return "lzma";
-        default:
-            return "other";
+    if (!bytes) return fail(ctx, std::move(bytes).error(), in);
+    const fs::path dest = out.empty() ? fs::path(in) : fs::path(out);
+    if (!in_place && same_file(dest, in)) {
+        return fail(ctx,
+                    Diagnostic::error("io.would-overwrite-input",
+                                      "refusing to overwrite the input file (use --in-place)"),
+                    dest.string());
     }
-}
-
-// A pak entry name must stay inside the extraction directory.
-bool safe_relative(std::string_view name) {
-    if (name.empty() || name.front() == '/' || name.front() == '\\') return false;
-    if (name.size() > 1 && name[1] == ':') return false;
-    for (const auto& part : fs::path(std::string(name))) {
-        if (part == "..") return false;
-    }
+    auto w = write_file_atomic(dest, *bytes);
+    if (!w) return fail(ctx, std::move(w).error(), dest.string());
     return true;
 }
 
@@ -90,31 +59,28 @@ struct PakEdit {
     bool in_place = false;
 };
 
-// The options every pak edit takes, and the load -> edit -> store -> save sequence.
 void add_edit_options(CLI::App* cmd, PakEdit& e) {
     cmd->add_option("map", e.file, "Input map")->required();
     cmd->add_option("-o,--output", e.out, "Output map");
     cmd->add_flag("--in-place", e.in_place, "Overwrite the input map");
 }
 
-void edit_pak(const PakEdit& e, const std::function<bool(bsp::Pak&)>& edit) {
+void edit_pak(Context& ctx, const PakEdit& e, std::span<const PakChange> changes) {
     if (e.out.empty() && !e.in_place) {
-        fail(Diagnostic::error("cli.usage", "give -o OUT.bsp or --in-place"), kUsage);
+        fail(ctx, Diagnostic::error("usage.output", "give -o OUT.bsp or --in-place"), e.file);
         return;
     }
-    auto map = load_map(e.file);
+    auto map = load_map(ctx, e.file);
     if (!map) return;
-    auto p = load_pak(*map, e.file);
-    if (!p || !edit(*p)) return;
-    auto set = bsp::set_pakfile(*map, *p);
-    if (!set) {
-        fail(std::move(set).error().in_file(e.file), kBadInput);
+    auto edited = pak_edit(*map, changes);
+    if (!edited) {
+        fail(ctx, std::move(edited).error(), e.file);
         return;
     }
-    save_map(*map, e.file, e.out, e.in_place);
+    save_map(ctx, *edited.value(), e.file, e.out, e.in_place);
 }
 
-void add_entities(CLI::App& bsp) {
+void add_entities(CLI::App& bsp, Context& ctx) {
     struct Opts {
         std::string file, output;
     };
@@ -122,24 +88,33 @@ void add_entities(CLI::App& bsp) {
     CLI::App* cmd = bsp.add_subcommand("entities", "Print the entity lump as text");
     cmd->add_option("map", o->file, "Input map")->required();
     cmd->add_option("-o,--output", o->output, "Write the text to this file instead of stdout");
-    cmd->callback([o] {
-        auto map = load_map(o->file);
+    cmd->callback([o, &ctx] {
+        auto map = load_map(ctx, o->file);
         if (!map) return;
-        const std::string_view all = map->lump(bsp::LumpId::entities).data().text();
-        const std::string_view text = all.substr(0, all.find('\0'));
-        if (o->output.empty()) {
-            std::fwrite(text.data(), 1, text.size(), stdout);
+        auto text = map->dump_text();
+        if (!text || !*text) {
+            fail(ctx, text ? text->error() : Diagnostic::error("bsp.no-entities", "no entity lump"),
+                 o->file);
             return;
         }
-        auto w = write_output(o->output, as_bytes(text), o->file, false);
-        if (!w) fail(std::move(w).error(), kIo);
+        if (o->output.empty()) {
+            ctx.out(text->value());
+            return;
+        }
+        if (same_file(o->output, o->file)) {
+            fail(ctx,
+                 Diagnostic::error("io.would-overwrite-input", "refusing to overwrite the input"),
+                 o->output);
+            return;
+        }
+        auto w = write_file_atomic(o->output, text->value());
+        if (!w) fail(ctx, std::move(w).error(), o->output);
     });
 }
 
-void add_pak(CLI::App& bsp) {
+void add_pak(CLI::App& bsp, Context& ctx) {
     CLI::App* pak = bsp.add_subcommand("pak", "List, extract, add or remove pakfile entries");
     pak->require_subcommand(1);
-
     {
         struct Opts {
             std::string file;
@@ -150,24 +125,26 @@ void add_pak(CLI::App& bsp) {
             pak->add_subcommand("list", "List entries: size, stored size, method, name");
         cmd->add_option("map", o->file, "Input map")->required();
         cmd->add_flag("--json", o->json, "One JSON object per entry");
-        cmd->callback([o] {
-            auto map = load_map(o->file);
+        cmd->callback([o, &ctx] {
+            auto map = load_map(ctx, o->file);
             if (!map) return;
-            auto p = load_pak(*map, o->file);
-            if (!p) return;
-            for (const bsp::PakEntry& e : p->entries()) {
+            auto list = pak_list(*map);
+            if (!list) {
+                fail(ctx, std::move(list).error(), o->file);
+                return;
+            }
+            for (const PakListing& e : list.value()) {
                 if (o->json) {
                     Json j;
-                    j["name"] = e.name();
-                    j["size"] = e.size();
-                    j["stored_size"] = e.central.compressed_size;
-                    j["method"] = method_name(e.method());
-                    j["crc32"] = fmt::format("{:08x}", e.central.crc32);
-                    std::printf("%s\n",
-                                j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                    j["name"] = e.name;
+                    j["size"] = e.size;
+                    j["stored_size"] = e.stored_size;
+                    j["method"] = e.method;
+                    j["crc32"] = fmt::format("{:08x}", e.crc32);
+                    ctx.json_line(j);
                 } else {
-                    std::printf("%10u %10u %-7s %s\n", e.size(), e.central.compressed_size,
-                                std::string(method_name(e.method())).c_str(), e.name().c_str());
+                    ctx.out(fmt::format("{:>10} {:>10} {:<7} {}\n", e.size, e.stored_size, e.method,
+                                        e.name));
                 }
             }
         });
@@ -182,53 +159,46 @@ void add_pak(CLI::App& bsp) {
         cmd->add_option("map", o->file, "Input map")->required();
         cmd->add_option("names", o->names, "Entries to extract (default: all)");
         cmd->add_option("-d,--dir", o->dir, "Destination directory (default: .)");
-        cmd->callback([o] {
-            auto map = load_map(o->file);
+        cmd->callback([o, &ctx] {
+            auto map = load_map(ctx, o->file);
             if (!map) return;
-            auto p = load_pak(*map, o->file);
-            if (!p) return;
-            std::vector<const bsp::PakEntry*> todo;
-            if (o->names.empty()) {
-                for (const bsp::PakEntry& e : p->entries()) todo.push_back(&e);
-            } else {
-                for (const std::string& n : o->names) {
-                    const bsp::PakEntry* e = p->find(n);
-                    if (!e) {
-                        fail(Diagnostic::error("cli.no-entry", "no pakfile entry " + n)
-                                 .in_file(o->file),
-                             kProblems);
-                        return;
-                    }
-                    todo.push_back(e);
+            std::vector<std::string> todo = o->names;
+            if (todo.empty()) {
+                auto list = pak_list(*map);
+                if (!list) {
+                    fail(ctx, std::move(list).error(), o->file);
+                    return;
                 }
+                for (const PakListing& e : list.value()) todo.push_back(e.name);
             }
             std::size_t done = 0;
-            for (const bsp::PakEntry* e : todo) {
-                if (!safe_relative(e->name())) {
-                    fail(Diagnostic::error(
-                             "cli.unsafe-name",
-                             "refusing to extract an entry outside the directory: " + e->name())
-                             .in_file(o->file),
-                         kBadInput);
+            for (const std::string& name : todo) {
+                if (!safe_pak_name(name)) {
+                    fail(ctx,
+                         Diagnostic::error(
+                             "pak.unsafe-name",
+                             "refusing to extract an entry outside the directory: " + name),
+                         o->file);
                     continue;
                 }
-                auto data = bsp::Pak::contents(*e);
+                auto data = pak_read(*map, name);
                 if (!data) {
-                    fail(std::move(data).error().in_file(o->file), kBadInput);
+                    const bool missing = data.error().code == "pak.no-entry";
+                    fail(ctx, std::move(data).error(), o->file);
+                    if (missing) return;
                     continue;
                 }
-                const fs::path dest = fs::path(o->dir) / fs::path(e->name());
+                const fs::path dest = fs::path(o->dir) / fs::path(name);
                 std::error_code ec;
                 fs::create_directories(dest.parent_path(), ec);
                 auto w = write_file_atomic(dest, *data);
                 if (!w) {
-                    fail(std::move(w).error(), kIo);
+                    fail(ctx, std::move(w).error(), dest.string());
                     continue;
                 }
                 ++done;
             }
-            std::fprintf(stderr, "extracted %zu of %zu entries to %s\n", done, todo.size(),
-                         o->dir.c_str());
+            ctx.err(fmt::format("extracted {} of {} entries to {}\n", done, todo.size(), o->dir));
         });
     }
     {
@@ -247,36 +217,30 @@ void add_pak(CLI::App& bsp) {
                         "path as given)");
         cmd->add_option("--method", o->method, "stored (default), deflate or lzma")
             ->check(CLI::IsMember({"stored", "deflate", "lzma"}));
-        cmd->callback([o] {
+        cmd->callback([o, &ctx] {
             if (!o->as.empty() && o->inputs.size() != 1) {
-                fail(Diagnostic::error("cli.usage", "--as takes exactly one file"), kUsage);
+                fail(ctx, Diagnostic::error("usage.as", "--as takes exactly one file"),
+                     o->edit.file);
                 return;
             }
-            const bsp::ZipMethod method = o->method == "lzma"      ? bsp::ZipMethod::lzma
-                                          : o->method == "deflate" ? bsp::ZipMethod::deflate
-                                                                   : bsp::ZipMethod::stored;
-            edit_pak(o->edit, [&](bsp::Pak& p) {
-                for (const std::string& in : o->inputs) {
-                    std::string name = o->as;
-                    if (name.empty()) {
-                        name = o->base.empty() ? in
-                                               : fs::path(in).lexically_relative(o->base).string();
-                    }
-                    std::replace(name.begin(), name.end(), '\\', '/');
-                    if (!safe_relative(name)) {
-                        return fail(Diagnostic::error("cli.unsafe-name",
-                                                      "entry names must be relative paths "
-                                                      "without '..': " +
-                                                          name),
-                                    kUsage);
-                    }
-                    auto data = read_file(in);
-                    if (!data) return fail(std::move(data).error(), kIo);
-                    auto put = p.put(name, *data, method);
-                    if (!put) return fail(std::move(put).error(), kBadInput);
+            std::vector<PakChange> changes;
+            for (const std::string& in : o->inputs) {
+                PakChange c;
+                c.name = o->as;
+                if (c.name.empty()) {
+                    c.name =
+                        o->base.empty() ? in : fs::path(in).lexically_relative(o->base).string();
                 }
-                return true;
-            });
+                auto data = read_file(in);
+                if (!data) {
+                    fail(ctx, std::move(data).error(), in);
+                    return;
+                }
+                c.data = std::move(data).value();
+                c.method = o->method;
+                changes.push_back(std::move(c));
+            }
+            edit_pak(ctx, o->edit, changes);
         });
     }
     {
@@ -288,28 +252,23 @@ void add_pak(CLI::App& bsp) {
         CLI::App* cmd = pak->add_subcommand("remove", "Remove entries");
         add_edit_options(cmd, o->edit);
         cmd->add_option("names", o->names, "Entries to remove")->required();
-        cmd->callback([o] {
-            edit_pak(o->edit, [&](bsp::Pak& p) {
-                for (const std::string& n : o->names) {
-                    if (!p.remove(n)) {
-                        return fail(Diagnostic::error("cli.no-entry", "no pakfile entry " + n)
-                                        .in_file(o->edit.file),
-                                    kProblems);
-                    }
-                }
-                return true;
-            });
+        cmd->callback([o, &ctx] {
+            std::vector<PakChange> changes;
+            for (const std::string& n : o->names) {
+                changes.push_back({PakChange::Kind::remove, n, {}, {}});
+            }
+            edit_pak(ctx, o->edit, changes);
         });
     }
 }
 
 }  // namespace
 
-void add_bsp_command(CLI::App& app) {
+void add_bsp_command(CLI::App& app, Context& ctx) {
     CLI::App* bsp = app.add_subcommand("bsp", "Source BSP tools: entity lump and pakfile");
     bsp->require_subcommand(1);
-    add_entities(*bsp);
-    add_pak(*bsp);
+    add_entities(*bsp, ctx);
+    add_pak(*bsp, ctx);
 }
 
 }  // namespace lk::cli

@@ -1,4 +1,6 @@
-#include <atomic>
+#include <fmt/format.h>
+
+#include <map>
 
 #include "cli.hpp"
 #include "levelkit/core/text.hpp"
@@ -12,81 +14,108 @@ struct ConvertArgs {
     std::string out_dir;
     std::string to;
     bool json = false;
+    bool quiet = false;
     bool in_place = false;
     unsigned jobs = 0;
-    ConvertOptions opt;
     std::vector<std::string> sets;
+    Options options;  // from the generated --NAME options and --set NAME=VALUE
 };
 
 struct Job {
     std::filesystem::path in, out;
 };
 
-struct JobResult {
-    int rc = kOk;
-    std::optional<Diagnostic> error;
-    Diagnostics diags;
-    Json report;
-};
-
-JobResult run_job(const Job& job, const ConvertArgs& a) {
-    JobResult r;
-    auto fail = [&](Diagnostic d, int code) {
-        r.error = std::move(d);
-        r.rc = code;
-        return r;
-    };
-    const FormatHandler* out_fmt = format_for_extension(job.out);
-    if (!out_fmt) {
-        return fail(Diagnostic::error("convert.unknown-output",
-                                      "cannot tell the output format from the file name (known "
-                                      "extensions: see `levelkit formats`)")
-                        .in_file(job.out.string()),
-                    kUsage);
-    }
-    auto doc = read_document(job.in);
-    if (!doc) {
-        Diagnostic d = std::move(doc).error();
-        const int code = exit_code_for(d);
-        return fail(std::move(d), code);
-    }
-    r.diags.add_all(doc.value()->read_diagnostics());
-    ConvertOptions opt = a.opt;
-    opt.input_path = job.in;
-    opt.output_path = job.out;
-    const ConverterHandler* conv = find_converter(doc.value()->format(), out_fmt->name);
-    Bytes bytes;
-    if (conv) {
-        auto res = conv->run(*doc.value(), opt, r.diags);
-        if (!res) {
-            Diagnostic d = std::move(res).error();
-            if (d.file.empty()) d.file = job.in.string();
-            return fail(std::move(d), kBadInput);
+// Every option any conversion step declares, once by name (the first declaration's type and
+// help), so each becomes a --NAME of `convert`.
+std::vector<const OptionSpec*> all_option_specs() {
+    std::vector<const OptionSpec*> out;
+    auto add = [&](const std::vector<OptionSpec>& specs) {
+        for (const OptionSpec& s : specs) {
+            const bool seen = std::any_of(out.begin(), out.end(),
+                                          [&](const OptionSpec* o) { return o->name == s.name; });
+            if (!seen) out.push_back(&s);
         }
-        r.report = std::move(res.value().report);
-        auto w = res.value().document->write();
-        if (!w) return fail(std::move(w).error(), kBadInput);
-        bytes = std::move(w).value();
-    } else if (doc.value()->format() == out_fmt->name) {
-        auto w = doc.value()->write();
-        if (!w) return fail(std::move(w).error(), kBadInput);
-        bytes = std::move(w).value();
-    } else {
-        return fail(
-            Diagnostic::error("convert.unsupported", std::string("no conversion from ") +
-                                                         std::string(doc.value()->format()) +
-                                                         " to " + std::string(out_fmt->name))
-                .in_file(job.in.string()),
-            kUsage);
+    };
+    for (const FormatHandler* f : all_formats()) {
+        add(f->scene.to_options);
+        add(f->scene.from_options);
+        add(f->model.to_options);
+        add(f->model.from_options);
     }
-    r.diags.set_file(job.in.string());
-    auto wr = write_output(job.out, bytes, job.in, a.in_place);
-    if (!wr) return fail(std::move(wr).error(), kIo);
-    if (r.diags.has_errors()) r.rc = kProblems;
-    return r;
+    for (const ConverterHandler* c : all_converters()) add(c->options);
+    return out;
 }
 
-void run_convert(const ConvertArgs& a) {
+// The options of every path into each output format, for `convert --help`.
+std::string options_by_output() {
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> by_out;
+    for (const ConversionPath& p : all_paths()) {
+        if (p.via == ConversionPath::Via::same) continue;
+        auto& by_in = by_out[std::string(p.to->name)];
+        auto& names = by_in[std::string(p.from->name)];
+        for (const OptionSpec* o : p.options()) names.push_back("--" + std::string(o->name));
+    }
+    std::string text = "\nOptions by conversion (output format: input formats: options):\n";
+    for (const auto& [out, by_in] : by_out) {
+        text += "  to " + out + ":\n";
+        // Inputs with the same options share a line.
+        std::map<std::vector<std::string>, std::vector<std::string>> groups;
+        for (const auto& [in, names] : by_in) groups[names].push_back(in);
+        for (const auto& [names, ins] : groups) {
+            std::string from;
+            for (const std::string& i : ins) from += (from.empty() ? "" : ", ") + i;
+            std::string opts;
+            for (const std::string& n : names) opts += (opts.empty() ? "" : " ") + n;
+            text += fmt::format("    from {}: {}\n", from, opts.empty() ? "(none)" : opts);
+        }
+    }
+    return text;
+}
+
+class JobProgress {
+public:
+    JobProgress(Context& ctx, ProgressStyle style, std::string name)
+        : ctx_(ctx), style_(style), name_(std::move(name)) {}
+
+    Progress hook() {
+        Progress p;
+        p.cancel = ctx_.io().cancel;
+        if (style_ == ProgressStyle::none) return p;
+        p.report = [this](std::string_view stage, double fraction) {
+            if (style_ == ProgressStyle::json) {
+                Json j;
+                j["progress"] = {{"file", name_}, {"stage", stage}, {"fraction", fraction}};
+                ctx_.err(j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
+            } else {
+                std::string line = fmt::format("\r{} [{:3.0f}%] {}", name_, fraction * 100, stage);
+                const std::size_t len = line.size();
+                if (len < last_) line.append(last_ - len, ' ');
+                last_ = len;
+                ctx_.err(line);
+            }
+        };
+        return p;
+    }
+    ~JobProgress() {
+        if (style_ == ProgressStyle::bar && last_) ctx_.err("\r" + std::string(last_, ' ') + "\r");
+    }
+
+private:
+    Context& ctx_;
+    ProgressStyle style_;
+    std::string name_;
+    std::size_t last_ = 0;
+};
+
+void run_convert(Context& ctx, ConvertArgs& a) {
+    for (const std::string& s : a.sets) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos) {
+            a.options.set(s, "1");
+        } else {
+            a.options.set(s.substr(0, eq), s.substr(eq + 1));
+        }
+    }
     std::vector<Job> jobs;
     if (!a.out_dir.empty()) {
         for (const std::string& f : a.files) {
@@ -101,87 +130,108 @@ void run_convert(const ConvertArgs& a) {
         }
     } else {
         if (a.files.size() != 2) {
-            std::fprintf(stderr,
-                         "error: convert takes IN OUT, or many inputs with --out-dir DIR\n");
-            exit_status() = kUsage;
+            ctx.err("error: convert takes IN OUT, or many inputs with --out-dir DIR\n");
+            ctx.fail(kUsage);
             return;
         }
         jobs.push_back({a.files[0], a.files[1]});
     }
-    std::vector<JobResult> res(jobs.size());
-    int rc = kOk;
+    const ProgressStyle style = a.quiet                    ? ProgressStyle::none
+                                : a.json                   ? ProgressStyle::json
+                                : ctx.io().err_is_terminal ? ProgressStyle::bar
+                                                           : ProgressStyle::none;
+    std::vector<ConvertJobOutcome> res(jobs.size());
     parallel_ordered(
-        jobs.size(), a.jobs, [&](std::size_t i) { res[i] = run_job(jobs[i], a); },
+        ctx, jobs.size(), a.jobs,
         [&](std::size_t i) {
-            JobResult& r = res[i];
-            print_diagnostics(r.diags);
-            if (r.error) print_diagnostic(*r.error);
+            ConvertJob job;
+            job.input = jobs[i].in;
+            job.output = jobs[i].out;
+            job.options = a.options;
+            job.in_place = a.in_place;
+            // One job shows its own stages; many show the bar of finished files.
+            JobProgress jp(ctx, jobs.size() == 1 ? style : ProgressStyle::none,
+                           jobs[i].in.string());
+            res[i] = convert_file(job, jp.hook());
+        },
+        [&](std::size_t i) {
+            ConvertJobOutcome& r = res[i];
+            if (!a.quiet || r.error) ctx.diagnostics(r.diags);
+            if (r.error) ctx.diagnostic(*r.error);
+            int rc = r.error ? exit_code_for(*r.error) : (r.problems() ? kProblems : kOk);
             if (a.json) {
                 Json j;
                 j["file"] = jobs[i].in.string();
                 j["output"] = jobs[i].out.string();
-                j["result"] = r.error ? "failed" : (r.rc == kProblems ? "problems" : "ok");
+                j["result"] = r.error ? "failed" : (rc == kProblems ? "problems" : "ok");
+                if (!r.path.empty()) j["path"] = r.path;
                 if (r.error) j["error"] = r.error->to_string();
                 if (!r.report.is_null()) j["report"] = r.report;
-                std::printf("%s\n", j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-            } else if (!r.error && !r.report.is_null()) {
-                std::fprintf(stderr, "%s -> %s: %s\n", jobs[i].in.c_str(), jobs[i].out.c_str(),
-                             r.report.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                if (r.written.size() > 1) {
+                    Json w = Json::array();
+                    for (const auto& p : r.written) w.push_back(p.string());
+                    j["written"] = std::move(w);
+                }
+                ctx.json_line(j);
+            } else if (!r.error && !r.report.is_null() && !a.quiet) {
+                ctx.err(fmt::format("{} -> {}: {}\n", jobs[i].in.string(), jobs[i].out.string(),
+                                    r.report.dump(-1, ' ', false, Json::error_handler_t::replace)));
             }
-            rc = std::max(rc, r.rc);
-            res[i] = JobResult{};
+            ctx.fail(rc);
+            r = ConvertJobOutcome{};
         },
-        jobs.size() > 1);
-    exit_status() = rc;
+        style, [&](std::size_t i) { return jobs[i].in.string(); });
 }
 
-CLI::App* add_convert_like(CLI::App& app, const std::string& name, const std::string& help) {
+CLI::App* add_convert_like(CLI::App& app, Context& ctx, const std::string& name,
+                           const std::string& help) {
     auto a = std::make_shared<ConvertArgs>();
     CLI::App* cmd = app.add_subcommand(name, help);
     cmd->add_option("files", a->files, "IN OUT, or IN... with --out-dir")->required();
     cmd->add_option("-o,--out-dir", a->out_dir, "Convert many inputs into this directory");
     cmd->add_option("--to", a->to, "Output extension with --out-dir (default: the input's)");
-    cmd->add_flag("--json", a->json, "Print a JSON report per file on stdout");
+    cmd->add_flag("--json", a->json,
+                  "Print a JSON report per file on stdout (progress as JSON lines on stderr)");
+    cmd->add_flag("-q,--quiet", a->quiet, "No progress and no reports on stderr");
     cmd->add_flag("--in-place", a->in_place, "Allow the output to overwrite the input");
     cmd->add_option("-j,--jobs", a->jobs, "Parallel jobs (default: all cores)");
-    cmd->add_option("--encoding", a->opt.encoding,
-                    "DMX/VMAP output encoding, e.g. keyvalues2:4, binary:9");
-    cmd->add_option("--format", a->opt.dmx_format,
-                    "DMX output format name:version (default: keep)");
-    cmd->add_flag("--compress", a->opt.compress, "BSP: LZMA-compress lumps");
-    cmd->add_flag("--decompress", a->opt.decompress, "BSP: store lumps uncompressed");
-    cmd->add_option("--entities", a->opt.entities_file,
-                    "BSP: replace the entity lump with this text file");
-    cmd->add_flag("--no-detail-merge", a->opt.no_detail_merge,
-                  "BSP->VMF: keep each detail brush as its own func_detail");
-    cmd->add_flag("--faces", a->opt.faces_mode, "BSP->VMF: one thin brush per original face");
-    cmd->add_flag("--no-props", a->opt.no_props, "BSP->VMF: skip static props");
-    cmd->add_flag("--no-overlays", a->opt.no_overlays, "BSP->VMF: skip overlays");
-    cmd->add_flag("--collapse-instances", a->opt.collapse_instances,
-                  "VMF->VMAP: merge func_instance maps into the output");
-    cmd->add_option("--set", a->sets, "Extra converter option key=value (repeatable)")
+    cmd->add_option("--set", a->sets,
+                    "Converter option NAME=VALUE (repeatable; same names as "
+                    "the --NAME options)")
         ->expected(1)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->callback([a] {
-        for (const std::string& s : a->sets) {
-            const auto eq = s.find('=');
-            if (eq == std::string::npos) {
-                a->opt.extra[s] = "1";
-            } else {
-                a->opt.extra[s.substr(0, eq)] = s.substr(eq + 1);
-            }
+    // One --NAME per option a conversion step declares; which apply depends on the path, and
+    // convert_file rejects the others with the list of valid ones.
+    for (const OptionSpec* s : all_option_specs()) {
+        const std::string flag = "--" + std::string(s->name);
+        const std::string key(s->name);
+        std::string desc(s->help);
+        if (!s->default_value.empty() && s->type != OptionSpec::Type::flag) {
+            desc += fmt::format(" (default {})", s->default_value);
         }
-        run_convert(*a);
+        if (s->type == OptionSpec::Type::flag) {
+            cmd->add_flag_function(
+                flag, [a, key](std::int64_t n) { a->options.set(key, n > 0 ? "1" : "0"); }, desc);
+        } else {
+            cmd->add_option_function<std::string>(
+                   flag, [a, key](const std::string& v) { a->options.set(key, v); }, desc)
+                ->type_name(s->type == OptionSpec::Type::path ? "PATH" : "VALUE");
+        }
+    }
+    cmd->footer(options_by_output());
+    cmd->callback([a, &ctx] {
+        run_convert(ctx, *a);
+        *a = ConvertArgs{};
     });
     return cmd;
 }
 
 }  // namespace
 
-void add_convert_command(CLI::App& app) {
-    add_convert_like(app, "convert", "Convert IN to OUT (format from OUT's extension)");
-    add_convert_like(app, "decompile", "Alias of convert (e.g. map.bsp map.vmf)");
+void add_convert_command(CLI::App& app, Context& ctx) {
+    add_convert_like(app, ctx, "convert", "Convert IN to OUT (format from OUT's extension)");
+    add_convert_like(app, ctx, "decompile", "Alias of convert (e.g. map.bsp map.vmf)");
 }
 
 }  // namespace lk::cli

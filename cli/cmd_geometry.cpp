@@ -1,10 +1,11 @@
-#include <cmath>
-
+// `levelkit geometry`: the drawable polygons of any map, as every exporter sees them (the scene's
+// surfaces), with a summary, JSON, or an OBJ file.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "cli.hpp"
-#include "levelkit/core/text.hpp"
-#include "levelkit/vmf/geometry.hpp"
+#include "levelkit/scene/geometry.hpp"
 
 namespace lk::cli {
 
@@ -21,126 +22,118 @@ struct GeometryArgs {
     bool json = false;
     std::string obj;
     bool stored = false;
+    bool tools = false;
 };
 
-void run_geometry(const GeometryArgs& a) {
-    auto blob = Blob::map_file(a.file);
-    if (!blob) {
-        print_diagnostic(blob.error());
-        exit_status() = kIo;
-        return;
+std::string_view kind_name(scene::Surfaces::PieceKind k) {
+    switch (k) {
+        case scene::Surfaces::PieceKind::brush:
+            return "brush";
+        case scene::Surfaces::PieceKind::displacement:
+            return "displacement";
+        case scene::Surfaces::PieceKind::mesh:
+            return "mesh";
     }
-    auto doc = vmf::Document::read(blob.value());
-    if (!doc) {
-        Diagnostic d = std::move(doc).error();
-        d.file = a.file;
-        print_diagnostic(d);
-        exit_status() = kBadInput;
-        return;
-    }
-    vmf::PolygonOptions popt;
-    popt.prefer_stored_vertices = a.stored;
-    BrushPolygons polys;
-    Json solids = Json::array();
-    std::string obj;
-    std::size_t obj_vertices = 0, invalid = 0, total = 0;
-    if (!a.obj.empty()) obj = "# levelkit brush geometry of " + a.file + "\n";
-    auto emit_entity = [&](const vmf::Entity& e) {
-        for (const vmf::Solid& s : e.solids) {
-            ++total;
-            vmf::solid_polygons(s, polys, popt);
-            if (!polys.valid()) ++invalid;
-            Json js;
-            js["id"] = s.id;
-            js["valid"] = polys.valid();
-            if (!polys.valid()) {
-                Json probs = Json::array();
-                for (const auto& p : polys.problems) {
-                    Json jp;
-                    jp["problem"] = std::string(to_string(p.problem));
-                    if (p.side < s.sides.size()) jp["side"] = s.sides[p.side].id;
-                    probs.push_back(jp);
-                }
-                js["problems"] = probs;
-            }
-            Json sides = Json::array();
-            if (!obj.empty()) obj += "o solid_" + std::to_string(s.id) + "\n";
-            for (std::size_t i = 0; i < s.sides.size(); ++i) {
-                const vmf::Side& sd = s.sides[i];
-                const auto face = polys.face(i);
-                Json verts = Json::array();
-                for (const Vec3& p : face) verts.push_back({tidy(p.x), tidy(p.y), tidy(p.z)});
-                Json jside;
-                jside["id"] = sd.id;
-                jside["vertices"] = std::move(verts);
-                std::optional<std::vector<Vec3>> grid;
-                if (sd.disp) grid = vmf::displacement_grid(sd, face);
-                if (grid) {
-                    Json g = Json::array();
-                    for (const Vec3& p : *grid) g.push_back({tidy(p.x), tidy(p.y), tidy(p.z)});
-                    jside["displacement"] = {{"power", sd.disp->power}, {"vertices", std::move(g)}};
-                }
-                sides.push_back(std::move(jside));
-                if (obj.empty()) continue;
-                // OBJ wants counter-clockwise faces seen from outside; Hammer winds clockwise.
-                if (grid) {
-                    for (const Vec3& p : *grid)
-                        obj += fmt::format("v {} {} {}\n", tidy(p.x), tidy(p.y), tidy(p.z));
-                    for (const auto& t : vmf::displacement_triangles(sd.disp->power)) {
-                        obj += fmt::format("f {} {} {}\n", obj_vertices + t[2] + 1,
-                                           obj_vertices + t[1] + 1, obj_vertices + t[0] + 1);
-                    }
-                    obj_vertices += grid->size();
-                } else if (face.size() >= 3 && !sd.disp) {
-                    for (const Vec3& p : face)
-                        obj += fmt::format("v {} {} {}\n", tidy(p.x), tidy(p.y), tidy(p.z));
-                    obj += "f";
-                    for (std::size_t k = face.size(); k-- > 0;)
-                        obj += fmt::format(" {}", obj_vertices + k + 1);
-                    obj += "\n";
-                    obj_vertices += face.size();
-                }
-            }
-            js["sides"] = std::move(sides);
-            solids.push_back(std::move(js));
-        }
-    };
-    emit_entity(doc->map().world);
-    for (const vmf::Entity& e : doc->map().entities) emit_entity(e);
-    if (a.json) {
-        Json out;
-        out["solids"] = std::move(solids);
-        std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-    } else {
-        std::printf("%s: %zu solids, %zu valid, %zu invalid\n", a.file.c_str(), total,
-                    total - invalid, invalid);
-    }
-    std::fflush(stdout);
+    return "";
+}
+
+void run_geometry(Context& ctx, const GeometryArgs& a) {
     if (!a.obj.empty()) {
-        auto w = write_output(a.obj, as_bytes(obj), a.file, false);
-        if (!w) {
-            print_diagnostic(w.error());
-            exit_status() = kIo;
+        // The OBJ is the graph's OBJ consumer, so `geometry -o` and `convert x.obj` agree.
+        ConvertJob job;
+        job.input = a.file;
+        job.output = a.obj;
+        if (a.tools) job.options.set("tools", "1");
+        job.options.set("z-up", "1");
+        ConvertJobOutcome r = convert_file(job);
+        ctx.diagnostics(r.diags);
+        if (r.error) {
+            ctx.diagnostic(*r.error);
+            ctx.fail(exit_code_for(*r.error));
             return;
         }
-        std::fprintf(stderr, "wrote %s (%zu vertices)\n", a.obj.c_str(), obj_vertices);
+        ctx.err(fmt::format("wrote {}\n", a.obj));
     }
-    exit_status() = invalid ? kProblems : kOk;
+    auto doc = read_document(a.file);
+    if (!doc) {
+        ctx.diagnostic(doc.error());
+        ctx.fail(exit_code_for(doc.error()));
+        return;
+    }
+    Diagnostics diags;
+    ConvertOptions opt;
+    opt.input_path = a.file;
+    opt.for_display = true;
+    auto sc = document_to_scene(*doc.value(), opt, diags);
+    if (!sc) {
+        ctx.diagnostic(std::move(sc).error().in_file(a.file));
+        ctx.fail(exit_code_for(sc.error()));
+        return;
+    }
+    scene::SurfaceOptions so;
+    so.polygons.prefer_exact_polygons = a.stored;
+    so.skip_tool_materials = !a.tools;
+    const scene::Surfaces sf = scene::build_surfaces(sc.value(), so);
+    if (a.json) {
+        Json out;
+        out["file"] = a.file;
+        out["pieces"] = sf.pieces.size();
+        out["polygons"] = sf.polygon_count();
+        out["triangles"] = sf.triangle_count();
+        out["materials"] = sf.materials;
+        out["tool_faces_skipped"] = sf.tool_faces_skipped;
+        Json invalid = Json::array();
+        for (const auto& s : sf.skipped) {
+            invalid.push_back({{"entity", s.entity}, {"id", s.id}, {"reason", s.reason}});
+        }
+        out["invalid"] = std::move(invalid);
+        Json pieces = Json::array();
+        for (const scene::Surfaces::Piece& p : sf.pieces) {
+            Json jp;
+            jp["entity"] = p.entity;
+            jp["kind"] = kind_name(p.kind);
+            jp["id"] = p.id;
+            Json polys = Json::array();
+            for (std::uint32_t i = p.first_polygon; i < p.first_polygon + p.polygon_count; ++i) {
+                Json verts = Json::array();
+                for (const Vec3& v : sf.polygon(i))
+                    verts.push_back({tidy(v.x), tidy(v.y), tidy(v.z)});
+                polys.push_back(
+                    {{"material", sf.polygon_material[i]}, {"vertices", std::move(verts)}});
+            }
+            jp["polygons"] = std::move(polys);
+            pieces.push_back(std::move(jp));
+        }
+        out["geometry"] = std::move(pieces);
+        ctx.json_line(out);
+    } else {
+        ctx.out(fmt::format("{}: {} pieces, {} polygons, {} triangles, {} materials, {} invalid\n",
+                            a.file, sf.pieces.size(), sf.polygon_count(), sf.triangle_count(),
+                            sf.materials.size(), sf.skipped.size()));
+        for (const auto& s : sf.skipped) {
+            ctx.err(fmt::format(
+                "{}: warning: {} {} not drawn: {}\n", a.file,
+                s.entity == 0 ? std::string("world") : fmt::format("entity[{}]", s.entity - 1),
+                s.id, s.reason));
+        }
+    }
+    ctx.fail(sf.skipped.empty() ? kOk : kProblems);
 }
 
 }  // namespace
 
-void add_geometry_command(CLI::App& app) {
+void add_geometry_command(CLI::App& app, Context& ctx) {
     auto a = std::make_shared<GeometryArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "geometry", "Brush polygons (and displacement grids) of a VMF's solids, in file order");
-    cmd->add_option("file", a->file, "Input .vmf")->required();
-    cmd->add_flag("--json", a->json,
-                  "Print {\"solids\":[{\"id\",\"valid\",\"sides\":[{\"id\",\"vertices\"}]}]}");
-    cmd->add_option("-o,--obj", a->obj, "Also write the geometry as a Wavefront OBJ file");
+        "geometry", "The drawable polygons of any map (brush faces, displacements, meshes)");
+    cmd->add_option("file", a->file, "Input map (VMF, BSP, VMAP, WMP, $$M)")->required();
+    cmd->add_flag("--json", a->json, "Print every piece's polygons as JSON");
+    cmd->add_option("-o,--obj", a->obj,
+                    "Also write them as Wavefront OBJ (+ .mtl), in the map's own axes");
     cmd->add_flag("--stored-vertices", a->stored,
                   "Use Hammer++ vertices_plus / Strata point_data polygons where present");
-    cmd->callback([a] { run_geometry(*a); });
+    cmd->add_flag("--tools", a->tools, "Keep faces with tool materials (nodraw, clip, ...)");
+    cmd->callback([a, &ctx] { run_geometry(ctx, *a); });
 }
 
 }  // namespace lk::cli

@@ -1,15 +1,17 @@
+#include <fmt/format.h>
+
 #include "cli.hpp"
 
 namespace lk::cli {
 
-void add_info_command(CLI::App& app) {
+void add_info_command(CLI::App& app, Context& ctx) {
     add_files_command(
-        app, "info", "Summarise files (format detected from content)", [](const FileArgs& a) {
+        app, ctx, "info", "Summarise files (format detected from content)",
+        [&ctx](const FileArgs& a) {
             const std::size_t n = a.files.size();
             std::vector<std::optional<Result<Json>>> results(n);
-            int rc = kOk;
             parallel_ordered(
-                n, a.jobs,
+                ctx, n, a.jobs,
                 [&](std::size_t i) {
                     auto doc = read_document(a.files[i]);
                     if (!doc) {
@@ -26,34 +28,32 @@ void add_info_command(CLI::App& app) {
                 [&](std::size_t i) {
                     auto& r = *results[i];
                     if (!r) {
-                        print_diagnostic(r.error());
-                        rc = std::max(rc, exit_code_for(r.error()));
+                        ctx.diagnostic(r.error());
+                        ctx.fail(exit_code_for(r.error()));
                         if (a.json) {
                             Json j;
                             j["file"] = a.files[i];
                             j["error"] = r.error().to_string();
-                            std::printf("%s\n", j.dump().c_str());
+                            ctx.json_line(j);
                         }
                     } else if (a.json) {
-                        std::printf(
-                            "%s\n",
-                            r.value().dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                        ctx.json_line(r.value());
                     } else {
                         const Json& j = r.value();
-                        std::printf("%s\n", j["file"].get<std::string>().c_str());
+                        std::string text = j["file"].get<std::string>() + "\n";
                         for (auto& [k, v] : j.items()) {
                             if (k == "file") continue;
-                            std::printf("  %-20s %s\n", k.c_str(),
-                                        v.is_string()
-                                            ? v.get<std::string>().c_str()
-                                            : v.dump(-1, ' ', false, Json::error_handler_t::replace)
-                                                  .c_str());
+                            text += fmt::format(
+                                "  {:<20} {}\n", k,
+                                v.is_string()
+                                    ? v.get<std::string>()
+                                    : v.dump(-1, ' ', false, Json::error_handler_t::replace));
                         }
+                        ctx.out(text);
                     }
                     results[i].reset();
                 },
-                a.files.size() > 1);
-            exit_status() = rc;
+                a.progress(ctx), [&](std::size_t i) { return a.files[i]; });
         });
 }
 

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "cli.hpp"
@@ -52,16 +54,16 @@ RoundtripOutcome roundtrip_one(const std::string& path) {
 
 }  // namespace
 
-void add_roundtrip_command(CLI::App& app) {
+void add_roundtrip_command(CLI::App& app, Context& ctx) {
     add_files_command(
-        app, "roundtrip", "Read, write back to memory and compare bytes with the input",
-        [](const FileArgs& a) {
+        app, ctx, "roundtrip", "Read, write back to memory and compare bytes with the input",
+        [&ctx](const FileArgs& a) {
             const std::size_t n = a.files.size();
             std::vector<RoundtripOutcome> res(n);
             std::size_t same = 0, differ = 0, failed = 0;
             int worst_input = kOk;
             parallel_ordered(
-                n, a.jobs, [&](std::size_t i) { res[i] = roundtrip_one(a.files[i]); },
+                ctx, n, a.jobs, [&](std::size_t i) { res[i] = roundtrip_one(a.files[i]); },
                 [&](std::size_t i) {
                     const RoundtripOutcome& r = res[i];
                     const std::string& f = a.files[i];
@@ -71,7 +73,7 @@ void add_roundtrip_command(CLI::App& app) {
                         case RoundtripOutcome::identical:
                             ++same;
                             j["result"] = "identical";
-                            if (!a.json) std::printf("%s: identical\n", f.c_str());
+                            if (!a.json) ctx.out(f + ": identical\n");
                             break;
                         case RoundtripOutcome::differs: {
                             ++differ;
@@ -82,10 +84,10 @@ void add_roundtrip_command(CLI::App& app) {
                             j["written_size"] = r.written_size;
                             if (!a.json) {
                                 if (r.line) {
-                                    std::printf("%s: differs at byte %zu (line %u)\n", f.c_str(),
-                                                r.offset, *r.line);
+                                    ctx.out(fmt::format("{}: differs at byte {} (line {})\n", f,
+                                                        r.offset, *r.line));
                                 } else {
-                                    std::printf("%s: differs at byte %zu\n", f.c_str(), r.offset);
+                                    ctx.out(fmt::format("{}: differs at byte {}\n", f, r.offset));
                                 }
                             }
                             break;
@@ -95,19 +97,14 @@ void add_roundtrip_command(CLI::App& app) {
                             j["result"] = "failed";
                             j["error"] = r.error.to_string();
                             worst_input = std::max(worst_input, exit_code_for(r.error));
-                            if (!a.json)
-                                std::printf("%s: failed: %s\n", f.c_str(),
-                                            r.error.to_string().c_str());
+                            if (!a.json) ctx.out(f + ": failed: " + r.error.to_string() + "\n");
                             break;
                     }
-                    if (a.json)
-                        std::printf("%s\n",
-                                    j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-                    std::fflush(stdout);
+                    if (a.json) ctx.json_line(j);
                 },
-                n > 1);
-            std::printf("%zu identical, %zu differ, %zu failed\n", same, differ, failed);
-            exit_status() = failed ? worst_input : (differ ? kProblems : kOk);
+                a.progress(ctx), [&](std::size_t i) { return a.files[i]; });
+            ctx.out(fmt::format("{} identical, {} differ, {} failed\n", same, differ, failed));
+            ctx.fail(failed ? worst_input : (differ ? kProblems : kOk));
         });
 }
 

@@ -1,20 +1,22 @@
+#include <fmt/format.h>
+
 #include "cli.hpp"
 
 namespace lk::cli {
 
-void add_validate_command(CLI::App& app) {
+void add_validate_command(CLI::App& app, Context& ctx) {
     add_files_command(
-        app, "validate", "Check files; exit 0 if clean, 1 if problems were found, 2 if unreadable",
-        [](const FileArgs& a) {
+        app, ctx, "validate",
+        "Check files; exit 0 if clean, 1 if problems were found, 2 if unreadable",
+        [&ctx](const FileArgs& a) {
             const std::size_t n = a.files.size();
             struct Out {
                 std::optional<Diagnostic> read_error;
                 Diagnostics diags;
             };
             std::vector<Out> res(n);
-            int rc = kOk;
             parallel_ordered(
-                n, a.jobs,
+                ctx, n, a.jobs,
                 [&](std::size_t i) {
                     auto doc = read_document(a.files[i]);
                     if (!doc) {
@@ -30,15 +32,15 @@ void add_validate_command(CLI::App& app) {
                     Json j;
                     j["file"] = a.files[i];
                     if (o.read_error) {
-                        print_diagnostic(*o.read_error);
-                        rc = std::max(rc, exit_code_for(*o.read_error));
+                        ctx.diagnostic(*o.read_error);
+                        ctx.fail(exit_code_for(*o.read_error));
                         j["result"] = "unreadable";
                         j["error"] = o.read_error->to_string();
                     } else {
                         const std::size_t errors = o.diags.count(Severity::error);
                         const std::size_t warnings = o.diags.count(Severity::warning);
-                        if (!a.json) print_diagnostics(o.diags);
-                        if (errors) rc = std::max(rc, static_cast<int>(kProblems));
+                        if (!a.json) ctx.diagnostics(o.diags);
+                        if (errors) ctx.fail(kProblems);
                         j["result"] = errors ? "problems" : "ok";
                         j["errors"] = errors;
                         j["warnings"] = warnings;
@@ -47,18 +49,16 @@ void add_validate_command(CLI::App& app) {
                             for (const auto& d : o.diags.items()) arr.push_back(d.to_string());
                             j["diagnostics"] = std::move(arr);
                         } else {
-                            std::printf("%s: %s (%zu error%s, %zu warning%s)\n", a.files[i].c_str(),
-                                        errors ? "problems" : "ok", errors, errors == 1 ? "" : "s",
-                                        warnings, warnings == 1 ? "" : "s");
+                            ctx.out(fmt::format("{}: {} ({} error{}, {} warning{})\n", a.files[i],
+                                                errors ? "problems" : "ok", errors,
+                                                errors == 1 ? "" : "s", warnings,
+                                                warnings == 1 ? "" : "s"));
                         }
                     }
-                    if (a.json)
-                        std::printf("%s\n",
-                                    j.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+                    if (a.json) ctx.json_line(j);
                     res[i] = Out{};
                 },
-                n > 1);
-            exit_status() = rc;
+                a.progress(ctx), [&](std::size_t i) { return a.files[i]; });
         });
 }
 

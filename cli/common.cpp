@@ -1,120 +1,178 @@
-#include <unistd.h>
-
-#include <atomic>
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "cli.hpp"
 
 namespace lk::cli {
 
-CLI::App* add_files_command(CLI::App& app, const std::string& name, const std::string& help,
-                            std::function<void(const FileArgs&)> run) {
+void Context::out(std::string_view s) {
+    std::lock_guard lock(m_);
+    std::fwrite(s.data(), 1, s.size(), io_.out);
+}
+
+void Context::err(std::string_view s) {
+    std::lock_guard lock(m_);
+    std::fwrite(s.data(), 1, s.size(), io_.err);
+}
+
+void Context::diagnostic(const Diagnostic& d) {
+    err(d.to_string() + "\n");
+}
+
+void Context::diagnostics(const Diagnostics& ds) {
+    for (const Diagnostic& d : ds.items()) diagnostic(d);
+}
+
+void Context::json_line(const Json& j) {
+    out(j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+int exit_code_for(JobFailure f) {
+    switch (f) {
+        case JobFailure::none:
+            return kOk;
+        case JobFailure::bad_input:
+            return kBadInput;
+        case JobFailure::usage:
+            return kUsage;
+        case JobFailure::io:
+            return kIo;
+    }
+    return kBadInput;
+}
+
+int exit_code_for(const Diagnostic& d) {
+    if (d.code == "job.cancelled") return kInterrupted;
+    return exit_code_for(failure_of(d));
+}
+
+ProgressStyle FileArgs::progress(const Context& ctx) const {
+    if (quiet) return ProgressStyle::none;
+    if (json) return ProgressStyle::json;
+    return ctx.io().err_is_terminal ? ProgressStyle::bar : ProgressStyle::none;
+}
+
+CLI::App* add_files_command(CLI::App& app, Context& ctx, const std::string& name,
+                            const std::string& help, std::function<void(const FileArgs&)> run) {
     auto args = std::make_shared<FileArgs>();
     CLI::App* cmd = app.add_subcommand(name, help);
     cmd->add_option("files", args->files, "Input files")->required();
-    cmd->add_flag("--json", args->json, "One JSON object per line per file");
+    cmd->add_flag("--json", args->json,
+                  "One JSON object per line per file (progress as JSON lines on stderr)");
+    cmd->add_flag("-q,--quiet", args->quiet, "No progress output");
     cmd->add_option("-j,--jobs", args->jobs, "Parallel jobs (default: all cores)");
+    (void)ctx;
     cmd->callback([args, run = std::move(run)] { run(*args); });
     return cmd;
 }
 
-int& exit_status() {
-    static int status = kOk;
-    return status;
-}
-
-void print_diagnostic(const Diagnostic& d) {
-    std::fprintf(stderr, "%s\n", d.to_string().c_str());
-}
-
-void print_diagnostics(const Diagnostics& ds) {
-    for (const Diagnostic& d : ds.items()) print_diagnostic(d);
-}
-
-int exit_code_for(const Diagnostic& d) {
-    return d.code.rfind("io.", 0) == 0 ? kIo : kBadInput;
-}
-
 namespace {
 
-class Progress {
+// Progress on stderr: a bar redrawn in place on a terminal, or JSON lines.
+class ProgressView {
 public:
-    Progress(std::size_t total, bool enabled) : total_(total), enabled_(enabled) {}
-    void update(std::size_t done) {
-        if (!enabled_) return;
-        constexpr int kWidth = 30;
-        const int filled = static_cast<int>(kWidth * done / (total_ ? total_ : 1));
-        std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu", filled, "##############################",
-                     kWidth - filled, "", done, total_);
-        std::fflush(stderr);
+    ProgressView(Context& ctx, std::size_t total, ProgressStyle style)
+        : ctx_(ctx), total_(total), style_(total > 1 ? style : ProgressStyle::none) {}
+
+    void update(std::size_t done, std::string_view name) {
+        if (style_ == ProgressStyle::bar) {
+            constexpr int kWidth = 30;
+            const int filled = static_cast<int>(kWidth * done / (total_ ? total_ : 1));
+            std::string line = "\r[" + std::string(static_cast<std::size_t>(filled), '#') +
+                               std::string(static_cast<std::size_t>(kWidth - filled), ' ') + "] " +
+                               std::to_string(done) + "/" + std::to_string(total_);
+            if (!name.empty()) {
+                line += " ";
+                line += name.size() > 40 ? name.substr(name.size() - 40) : name;
+            }
+            // Pad over what the previous, longer line left.
+            const std::size_t len = line.size();
+            if (len < last_len_) line.append(last_len_ - len, ' ');
+            last_len_ = len;
+            ctx_.err(line);
+        } else if (style_ == ProgressStyle::json) {
+            Json j;
+            j["progress"] = {{"done", done}, {"total", total_}};
+            if (!name.empty()) j["progress"]["file"] = name;
+            ctx_.err(j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
+        }
     }
     void finish() {
-        if (enabled_) std::fprintf(stderr, "\r%*s\r", 50, "");
+        if (style_ == ProgressStyle::bar) ctx_.err("\r" + std::string(last_len_, ' ') + "\r");
     }
 
 private:
+    Context& ctx_;
     std::size_t total_;
-    bool enabled_;
+    ProgressStyle style_;
+    std::size_t last_len_ = 0;
 };
 
 }  // namespace
 
-void parallel_ordered(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& fn,
-                      const std::function<void(std::size_t)>& done, bool progress) {
+void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
+                      const std::function<void(std::size_t)>& fn,
+                      const std::function<void(std::size_t)>& done, ProgressStyle style,
+                      const std::function<std::string(std::size_t)>& name) {
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
-    Progress bar(n, progress && n > 1 && ::isatty(2));
+    ProgressView bar(ctx, n, style);
+    auto name_of = [&](std::size_t i) { return name ? name(i) : std::string(); };
     if (jobs <= 1) {
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < n && !ctx.cancelled(); ++i) {
             fn(i);
             done(i);
-            bar.update(i + 1);
+            bar.update(i + 1, name_of(i));
         }
         bar.finish();
         return;
     }
-    std::vector<char> ready(n, 0);
+    // 0 = not started, 1 = running, 2 = finished, 3 = never started (cancelled).
+    std::vector<char> state(n, 0);
     std::mutex m;
     std::condition_variable cv;
-    std::atomic<std::size_t> next{0};
+    std::size_t next = 0;
     std::vector<std::thread> pool;
     pool.reserve(jobs);
     for (unsigned t = 0; t < jobs; ++t) {
         pool.emplace_back([&] {
             for (;;) {
-                const std::size_t i = next.fetch_add(1);
-                if (i >= n) return;
+                std::size_t i;
+                {
+                    std::lock_guard lock(m);
+                    if (next >= n) return;
+                    i = next++;
+                    if (ctx.cancelled()) {
+                        state[i] = 3;
+                        cv.notify_all();
+                        continue;
+                    }
+                    state[i] = 1;
+                }
                 fn(i);
                 {
                     std::lock_guard lock(m);
-                    ready[i] = 1;
+                    state[i] = 2;
                 }
                 cv.notify_all();
             }
         });
     }
     for (std::size_t i = 0; i < n; ++i) {
+        char s;
         {
             std::unique_lock lock(m);
-            cv.wait(lock, [&] { return ready[i] != 0; });
+            cv.wait(lock, [&] { return state[i] >= 2; });
+            s = state[i];
         }
+        if (s == 3) continue;
         done(i);
-        bar.update(i + 1);
+        bar.update(i + 1, name_of(i));
     }
     for (auto& th : pool) th.join();
     bar.finish();
-}
-
-Result<void> write_output(const std::filesystem::path& out, ByteSpan bytes,
-                          const std::filesystem::path& input, bool in_place) {
-    if (!in_place && !input.empty() && same_file(out, input)) {
-        return Diagnostic::error("io.would-overwrite-input",
-                                 "refusing to overwrite the input file (use --in-place)")
-            .in_file(out.string());
-    }
-    return write_file_atomic(out, bytes);
 }
 
 }  // namespace lk::cli

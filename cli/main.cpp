@@ -1,25 +1,31 @@
-#include <cstdio>
+// The levelkit executable: signals and streams, then the tool (cli/run.cpp).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
 
 #include "cli.hpp"
 
-int main(int argc, char** argv) {
-    CLI::App app{"levelkit: read, write and convert game level and model formats", "levelkit"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", "levelkit 0.1.0");
-    lk::cli::add_info_command(app);
-    lk::cli::add_roundtrip_command(app);
-    lk::cli::add_validate_command(app);
-    lk::cli::add_convert_command(app);
-    lk::cli::add_dump_command(app);
-    lk::cli::add_geometry_command(app);
-    lk::cli::add_formats_command(app);
-    lk::cli::add_bsp_command(app);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        const int rc = app.exit(e);
-        return rc == 0 ? 0 : lk::cli::kUsage;
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+// The first Ctrl-C (or SIGTERM) asks running jobs to stop; they finish the file they are writing
+// or stop between stages, so no partial output is left. A second one ends the process at once.
+extern "C" void on_signal(int sig) {
+    if (g_cancel.exchange(true)) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
     }
-    std::fflush(stdout);
-    return lk::cli::exit_status();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    lk::cli::Io io;
+    io.err_is_terminal = ::isatty(2) != 0;
+    io.cancel = &g_cancel;
+    return lk::cli::run(std::vector<std::string>(argv, argv + argc), io);
 }

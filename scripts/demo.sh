@@ -5,7 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/deps.sh"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$root/build" -j"$(nproc)" --target levelkit_cli
+cmake --build "$root/build" -j"$(nproc)" --target levelkit_tool
 lk="$root/build/cli/levelkit"
 out="$root/build/demo"
 mkdir -p "$out"

@@ -1,11 +1,18 @@
 // Adapter: Source BSP maps for the format-erased API (info/roundtrip/validate/convert).
 #include "levelkit/bsp/bsp.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "handlers.hpp"
+#include "levelkit/any/bsp_tools.hpp"
 #include "levelkit/bsp/entities.hpp"
 #include "levelkit/bsp/lumps.hpp"
 #include "levelkit/bsp/map.hpp"
 #include "levelkit/bsp/pak.hpp"
 #include "levelkit/bsp/props.hpp"
+#include "levelkit/convert/bsp_scene.hpp"
 
 namespace lk {
 
@@ -129,25 +136,27 @@ Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions&) {
     return std::unique_ptr<Document>(std::move(doc));
 }
 
-Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Diagnostics&) {
-    if (opt.compress && opt.decompress) {
+Result<ConvertResult> rewrite_bsp(const Document& in, const ConvertOptions& opt, Diagnostics&) {
+    const bool compress = opt.options.flag("compress");
+    const bool decompress = opt.options.flag("decompress");
+    const std::string entities_file = opt.options.text("entities");
+    if (compress && decompress) {
         return Diagnostic::error("convert.bad-options",
                                  "--compress and --decompress cannot be combined");
     }
     bsp::Bsp map = static_cast<const BspDocument&>(in).map();
     Json report = Json::object();
-    if (opt.entities_file) {
-        auto text = read_file(*opt.entities_file);
+    if (!entities_file.empty()) {
+        auto text = read_file(entities_file);
         if (!text) return std::move(text).error();
         const std::string_view s(reinterpret_cast<const char*>(text->data()), text->size());
         auto replaced = bsp::replace_entities(map, s);
-        if (!replaced)
-            return std::move(std::move(replaced).error().in_file(opt.entities_file->string()));
+        if (!replaced) return std::move(std::move(replaced).error().in_file(entities_file));
         auto ents = bsp::entities(map);
         report["entities"] = ents ? Json(ents->size()) : Json(nullptr);
     }
-    if (opt.compress || opt.decompress) {
-        LK_TRY(map.repack(opt.compress ? bsp::Compression::lzma : bsp::Compression::none));
+    if (compress || decompress) {
+        LK_TRY(map.repack(compress ? bsp::Compression::lzma : bsp::Compression::none));
         std::size_t lumps = 0, game_lumps = 0;
         for (int i = 0; i < bsp::kLumpCount; ++i) {
             if (map.lump(i).compression() == bsp::Compression::lzma) ++lumps;
@@ -164,18 +173,126 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
     return r;
 }
 
+Json report_json(const convert::BspToSceneReport& r, bool faces_mode) {
+    const auto& a = r.recovered;
+    const auto& l = r.lost;
+    Json j;
+    j["mode"] = faces_mode ? "faces" : "brushes";
+    Json rec;
+    rec["world_brushes"] = a.world_brushes;
+    rec["detail_brushes"] = a.detail_brushes;
+    rec["func_detail"] = a.func_detail;
+    rec["entity_brushes"] = a.entity_brushes;
+    rec["areaportal_brushes"] = a.areaportal_brushes;
+    rec["occluder_brushes"] = a.occluder_brushes;
+    rec["ladder_brushes"] = a.ladder_brushes;
+    rec["closed_brushes"] = a.closed_brushes;
+    rec["displacements"] = a.displacements;
+    rec["face_brushes"] = a.face_brushes;
+    rec["sides"] = a.sides;
+    rec["visible_sides"] = a.visible_sides;
+    rec["tool_textured_sides"] = a.tool_sides;
+    rec["unpatched_materials"] = a.unpatched_materials;
+    rec["entities"] = a.entities;
+    rec["brush_entities"] = a.brush_entities;
+    rec["outputs"] = a.outputs;
+    rec["static_props"] = a.static_props;
+    rec["lighting_origins"] = a.lighting_origins;
+    rec["overlays"] = a.overlays;
+    rec["cubemaps"] = a.cubemaps;
+    rec["cubemap_sides"] = a.cubemap_sides;
+    rec["areaportals"] = a.areaportals;
+    rec["occluders"] = a.occluders;
+    rec["ladders"] = a.ladders;
+    j["recovered"] = std::move(rec);
+    Json lost;
+    lost["invalid_brushes"] = l.invalid_brushes;
+    lost["dropped_sides"] = l.dropped_sides;
+    lost["unowned_brushes"] = l.unowned_brushes;
+    lost["areaportals_unmatched"] = l.areaportals_unmatched;
+    lost["occluders_unmatched"] = l.occluders_unmatched;
+    lost["overlays_skipped"] = l.overlays_skipped;
+    lost["overlays_without_sides"] = l.overlay_sides_unmapped;
+    lost["water_overlays"] = l.water_overlays;
+    lost["static_props_skipped"] = l.static_props_skipped;
+    lost["detail_props"] = l.detail_props;
+    lost["world_lights"] = l.worldlights;
+    lost["compiler_entities"] = l.compiler_entities;
+    lost["displacement_multiblend"] = l.displacement_multiblend;
+    lost["cubemap_sides"] = l.cubemap_sides;
+    lost["visibility"] = l.visibility;
+    lost["unreadable_lumps"] = r.unreadable_lumps;
+    // Never in a compiled map at all.
+    lost["editor_state"] = Json::array({"visgroups", "groups", "hidden objects", "cameras",
+                                        "instances (collapsed by vbsp)", "func_viscluster"});
+    j["not_recovered"] = std::move(lost);
+    return j;
+}
+
+Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Diagnostics& diags,
+                              Json& report) {
+    const bsp::Bsp* map = handlers::as_bsp(in);
+    if (!map) return Diagnostic::error("convert.internal", "the input is not a BSP map");
+    convert::BspToSceneOptions o;
+    o.merge_detail = !opt.options.flag("no-detail-merge");
+    o.faces_mode = opt.options.flag("faces");
+    o.static_props = !opt.options.flag("no-props");
+    o.overlays = !opt.options.flag("no-overlays");
+    convert::BspToSceneReport rep;
+    LK_TRY_ASSIGN(scene::Scene s, convert::bsp_to_scene(*map, diags, o, &rep));
+    report = report_json(rep, o.faces_mode);
+    return s;
+}
+
 }  // namespace
 
 namespace handlers {
 
 const FormatHandler bsp = {
-    "bsp", "Source engine compiled map (VBSP, little- and big-endian)", {".bsp"}, sniff, read};
+    .name = "bsp",
+    .description = "Source engine compiled map (VBSP, little- and big-endian)",
+    .extensions = {".bsp"},
+    .sniff = sniff,
+    .read = read,
+    .scene = {.to = to_scene,
+              .to_options =
+                  {
+                      {.name = "no-detail-merge",
+                       .type = OptionSpec::Type::flag,
+                       .default_value = "0",
+                       .help = "BSP input: keep each detail brush as its own func_detail"},
+                      {.name = "faces",
+                       .type = OptionSpec::Type::flag,
+                       .default_value = "0",
+                       .help = "BSP input: one thin brush per original face (stripped maps)"},
+                      {.name = "no-props",
+                       .type = OptionSpec::Type::flag,
+                       .default_value = "0",
+                       .help = "BSP input: skip static props"},
+                      {.name = "no-overlays",
+                       .type = OptionSpec::Type::flag,
+                       .default_value = "0",
+                       .help = "BSP input: skip overlays"},
+                  }},
+};
 
 const ConverterHandler bsp_to_bsp = {
-    "bsp", "bsp",
-    "Rewrite a map: LZMA-(de)compress lumps (--compress/--decompress), replace the "
-    "entity lump (--entities file)",
-    convert};
+    .from = "bsp",
+    .to = "bsp",
+    .description = "rewrite a map: LZMA-(de)compress lumps, replace the entity lump",
+    .run = rewrite_bsp,
+    .options = {{.name = "compress",
+                 .type = OptionSpec::Type::flag,
+                 .default_value = "0",
+                 .help = "BSP output: LZMA-compress every lump"},
+                {.name = "decompress",
+                 .type = OptionSpec::Type::flag,
+                 .default_value = "0",
+                 .help = "BSP output: store every lump uncompressed"},
+                {.name = "entities",
+                 .type = OptionSpec::Type::path,
+                 .help = "BSP output: replace the entity lump with this text file"}},
+};
 
 }  // namespace handlers
 
@@ -189,3 +306,74 @@ const bsp::Bsp* as_bsp(const Document& doc) {
 }
 
 }  // namespace lk::handlers
+
+namespace lk {
+
+namespace {
+
+Result<const bsp::Bsp*> bsp_of(const Document& doc) {
+    const bsp::Bsp* map = handlers::as_bsp(doc);
+    if (!map) {
+        return Diagnostic::error("usage.not-bsp",
+                                 fmt::format("a {} file has no pakfile", doc.format()));
+    }
+    return map;
+}
+
+}  // namespace
+
+Result<std::vector<PakListing>> pak_list(const Document& doc) {
+    LK_TRY_ASSIGN(const bsp::Bsp* map, bsp_of(doc));
+    LK_TRY_ASSIGN(bsp::Pak pak, bsp::pakfile(*map));
+    std::vector<PakListing> out;
+    out.reserve(pak.entries().size());
+    for (const bsp::PakEntry& e : pak.entries()) {
+        out.push_back({e.name(), e.size(), e.central.compressed_size,
+                       std::string(bsp::method_name(e.method())), e.central.crc32});
+    }
+    return out;
+}
+
+Result<Bytes> pak_read(const Document& doc, std::string_view name) {
+    LK_TRY_ASSIGN(const bsp::Bsp* map, bsp_of(doc));
+    LK_TRY_ASSIGN(bsp::Pak pak, bsp::pakfile(*map));
+    const bsp::PakEntry* e = pak.find(name);
+    if (!e) return Diagnostic::error("pak.no-entry", fmt::format("no pakfile entry {}", name));
+    return bsp::Pak::contents(*e);
+}
+
+Result<std::unique_ptr<Document>> pak_edit(const Document& doc,
+                                           std::span<const PakChange> changes) {
+    LK_TRY_ASSIGN(const bsp::Bsp* src, bsp_of(doc));
+    bsp::Bsp map = *src;
+    LK_TRY_ASSIGN(bsp::Pak pak, bsp::pakfile(map));
+    for (const PakChange& c : changes) {
+        std::string name = c.name;
+        std::replace(name.begin(), name.end(), '\\', '/');
+        if (!bsp::safe_entry_name(name)) {
+            return Diagnostic::error("usage.unsafe-name",
+                                     "entry names must be relative paths without '..': " + name);
+        }
+        if (c.kind == PakChange::Kind::remove) {
+            if (!pak.remove(name)) {
+                return Diagnostic::error("pak.no-entry", "no pakfile entry " + name);
+            }
+            continue;
+        }
+        const auto method = bsp::parse_method(c.method);
+        if (!method) {
+            return Diagnostic::error(
+                "usage.bad-method",
+                "pakfile methods are stored, deflate and lzma, not " + c.method);
+        }
+        LK_TRY(pak.put(name, c.data, *method));
+    }
+    LK_TRY(bsp::set_pakfile(map, pak));
+    return std::unique_ptr<Document>(std::make_unique<BspDocument>(std::move(map)));
+}
+
+bool safe_pak_name(std::string_view name) {
+    return bsp::safe_entry_name(name);
+}
+
+}  // namespace lk

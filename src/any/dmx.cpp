@@ -95,11 +95,6 @@ Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions& opt) {
         std::make_unique<DmxDocument>(std::move(doc).value(), std::move(data)));
 }
 
-bool flag(const ConvertOptions& opt, const std::string& key) {
-    auto it = opt.extra.find(key);
-    return it != opt.extra.end() && it->second != "0" && it->second != "false";
-}
-
 Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Diagnostics&) {
     const auto* src = dynamic_cast<const DmxDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a DMX document");
@@ -111,27 +106,31 @@ Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Dia
 Result<ConvertResult> convert_dmx(const dmx::Document& in, const ConvertOptions& opt) {
     dmx::Document doc = in.clone();
     dmx::ConvertOptions co;
-    co.coerce_integers = flag(opt, "dmx.coerce_integers");
-    co.demote_prefix = flag(opt, "dmx.demote_prefix");
-    if (!opt.dmx_format.empty()) {
-        const auto colon = opt.dmx_format.rfind(':');
+    co.coerce_integers = opt.options.flag("dmx-coerce-integers");
+    co.demote_prefix = opt.options.flag("dmx-demote-prefix");
+    const std::string format = opt.options.text("format");
+    if (!format.empty()) {
+        const auto colon = format.rfind(':');
         const auto v = colon == std::string::npos
                            ? std::nullopt
-                           : parse_int(std::string_view(opt.dmx_format).substr(colon + 1));
+                           : parse_int(std::string_view(format).substr(colon + 1));
         if (colon == 0 || !v || *v < 0 || *v > INT32_MAX) {
-            return Diagnostic::error("convert.bad-option",
-                                     "--format expects NAME:VERSION, e.g. vmap:29");
+            return Diagnostic::error("option.bad-value",
+                                     "--format expects NAME:VERSION, e.g. vmap:29")
+                .with_path("format");
         }
-        co.format = std::make_pair(opt.dmx_format.substr(0, colon), static_cast<int>(*v));
+        co.format = std::make_pair(format.substr(0, colon), static_cast<int>(*v));
     }
     std::string encoding;
-    if (!opt.encoding.empty()) {
-        auto e = dmx::Encoding::parse(opt.encoding);
+    const std::string wanted = opt.options.text("encoding");
+    if (!wanted.empty()) {
+        auto e = dmx::Encoding::parse(wanted);
         if (!e) {
-            return Diagnostic::error("convert.bad-option",
-                                     "unknown --encoding '" + opt.encoding +
+            return Diagnostic::error("option.bad-value",
+                                     "unknown --encoding '" + wanted +
                                          "' (binary:1-9, keyvalues2:1-4, keyvalues2_flat:N, "
-                                         "keyvalues2_noids:N)");
+                                         "keyvalues2_noids:N)")
+                .with_path("encoding");
         }
         LK_TRY(dmx::convert(doc, *e, co));
         encoding = fmt::format("{} {}", e->name, e->version);
@@ -148,28 +147,58 @@ Result<ConvertResult> convert_dmx(const dmx::Document& in, const ConvertOptions&
     }
     doc.container.gzip = iends_with(opt.output_path.filename().string(), ".gz");
     dmx::WriteOptions wo;
-    wo.layout_hints = !opt.extra.count("dmx.layout_hints") || flag(opt, "dmx.layout_hints");
+    wo.layout_hints = opt.options.flag("dmx-layout-hints");
     ConvertResult r;
     if (!encoding.empty()) r.report["encoding"] = encoding;
     r.document = std::make_unique<ConvertedDmx>(std::move(doc), wo);
     return r;
 }
 
+std::vector<OptionSpec> dmx_options() {
+    using T = OptionSpec::Type;
+    return {
+        {.name = "encoding",
+         .type = T::text,
+         .help = "DMX output encoding: binary:1-9, keyvalues2:1-4, keyvalues2_flat:N, "
+                 "keyvalues2_noids:N (default: keep)"},
+        {.name = "format",
+         .type = T::text,
+         .help = "DMX output format NAME:VERSION, e.g. vmap:29 (default: keep)"},
+        {.name = "dmx-coerce-integers",
+         .type = T::flag,
+         .default_value = "0",
+         .help = "DMX output: store uint64/uint8 values as int where the encoding lacks them",
+         .aliases = {"dmx.coerce_integers"}},
+        {.name = "dmx-demote-prefix",
+         .type = T::flag,
+         .default_value = "0",
+         .help = "DMX output: turn prefix attributes into root attributes for old encodings",
+         .aliases = {"dmx.demote_prefix"}},
+        {.name = "dmx-layout-hints",
+         .type = T::flag,
+         .default_value = "1",
+         .help = "keyvalues2 output: write the // levelkit-binary layout comment",
+         .aliases = {"dmx.layout_hints"}},
+    };
+}
+
 namespace handlers {
 
 const FormatHandler dmx_format{
-    "dmx",
-    "Valve datamodel: DMX models, VMAP maps, PCF particles, vtex (binary 1-9, keyvalues2)",
-    {".dmx", ".pcf", ".vtex", ".dmx.gz", ".dmx.txt", ".pcf.txt"},
-    &sniff,
-    &read,
+    .name = "dmx",
+    .description =
+        "Valve datamodel: DMX models, VMAP maps, PCF particles, vtex (binary 1-9, keyvalues2)",
+    .extensions = {".dmx", ".pcf", ".vtex", ".dmx.gz", ".dmx.txt", ".pcf.txt"},
+    .sniff = &sniff,
+    .read = &read,
 };
 
 const ConverterHandler dmx_to_dmx{
-    "dmx",
-    "dmx",
-    "re-encode a DMX file (--encoding binary:9 / keyvalues2:4 ..., --format NAME:VER)",
-    &convert,
+    .from = "dmx",
+    .to = "dmx",
+    .description = "re-encode a DMX file",
+    .run = &convert,
+    .options = dmx_options(),
 };
 
 }  // namespace handlers

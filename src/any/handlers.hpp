@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "levelkit/any/document.hpp"
 #include "levelkit/dmx/document.hpp"
@@ -20,20 +21,16 @@ extern const FormatHandler bsp;
 extern const FormatHandler vmap_format;
 extern const FormatHandler wmp;
 extern const FormatHandler wmp_m;
+extern const FormatHandler obj;
 
-// Converters.
-extern const ConverterHandler vmf_to_vmf_converter;
+// Hand-written converters (every other pair goes through the scene or the model).
+extern const ConverterHandler vmf_to_vmf;
 extern const ConverterHandler dmx_to_dmx;
 extern const ConverterHandler bsp_to_bsp;
 extern const ConverterHandler vmap_to_vmap;
 extern const ConverterHandler vmap_to_dmx;
-extern const ConverterHandler vmf_to_vmap;
-extern const ConverterHandler vmap_to_vmf;
-extern const ConverterHandler bsp_to_vmf;
-extern const ConverterHandler wmp_to_wmp_m_converter;
-extern const ConverterHandler wmp_to_wmp_converter;
-extern const ConverterHandler wmp_to_vmf_converter;
-extern const ConverterHandler wmp_m_to_vmf_converter;
+extern const ConverterHandler wmp_to_wmp;
+extern const ConverterHandler wmp_to_wmp_m;
 
 // The map inside a document read by the bsp handler (nullptr for other formats).
 const bsp::Bsp* as_bsp(const Document& doc);
@@ -42,13 +39,14 @@ const bsp::Bsp* as_bsp(const Document& doc);
 
 namespace lk {
 
-// Shared between adapters (a vmap is a DMX file; VMF is the input or output of conversions).
+// Shared between adapters (a vmap is a DMX file).
 Json dmx_info(const dmx::Document& doc);
-// Re-encodes a DMX document as `--encoding` / `--format` ask (the dmx -> dmx converter).
+// Re-encodes a DMX document as the "encoding" / "format" options ask (dmx_options()).
 Result<ConvertResult> convert_dmx(const dmx::Document& doc, const ConvertOptions& opt);
-// The VMF behind a "vmf" Document, or null.
-const vmf::Document* vmf_source(const Document& doc);
-// A "vmf" Document for a map built in memory (written in Hammer's layout, then read back).
-Result<std::unique_ptr<Document>> make_vmf_document(const vmf::Map& map);
+std::vector<OptionSpec> dmx_options();
+// The typed map behind a "vmf" Document (read or converted), or null.
+const vmf::Map* vmf_map(const Document& doc);
+// Options of every consumer that draws a scene (OBJ, glTF, pictures): tools, texture-size.
+std::vector<OptionSpec> drawing_options();
 
 }  // namespace lk

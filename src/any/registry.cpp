@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "handlers.hpp"
@@ -7,28 +9,20 @@ namespace lk {
 
 const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
-        // One line per format; detection asks each and keeps the most certain.
-        &handlers::vmf,         &handlers::dmx_format, &handlers::bsp,
-        &handlers::vmap_format, &handlers::wmp,        &handlers::wmp_m,
+        // One line per format; detection asks each and keeps the most certain. Inputs first,
+        // then formats levelkit only writes.
+        &handlers::vmf,   &handlers::bsp,        &handlers::vmap_format, &handlers::wmp,
+        &handlers::wmp_m, &handlers::dmx_format, &handlers::obj,
     };
     return list;
 }
 
 const std::vector<const ConverterHandler*>& all_converters() {
     static const std::vector<const ConverterHandler*> list = {
-        // One line per (from, to) pair.
-        &handlers::vmf_to_vmf_converter,
-        &handlers::dmx_to_dmx,
-        &handlers::bsp_to_bsp,
-        &handlers::vmap_to_vmap,
-        &handlers::vmap_to_dmx,
-        &handlers::vmf_to_vmap,
-        &handlers::vmap_to_vmf,
-        &handlers::bsp_to_vmf,
-        &handlers::wmp_to_wmp_m_converter,
-        &handlers::wmp_to_wmp_converter,
-        &handlers::wmp_to_vmf_converter,
-        &handlers::wmp_m_to_vmf_converter,
+        // Hand-written paths only; every other pair is composed through a neutral form.
+        &handlers::vmf_to_vmf,   &handlers::dmx_to_dmx,  &handlers::bsp_to_bsp,
+        &handlers::vmap_to_vmap, &handlers::vmap_to_dmx, &handlers::wmp_to_wmp,
+        &handlers::wmp_to_wmp_m,
     };
     return list;
 }
@@ -62,17 +56,23 @@ const FormatHandler* detect_format(ByteSpan data, std::string_view filename) {
 
 const FormatHandler* format_for_extension(const std::filesystem::path& path) {
     const std::string name = path.filename().string();
+    // The longest matching extension wins (".vmap.txt" over ".txt").
+    const FormatHandler* best = nullptr;
+    std::size_t best_len = 0;
     for (const FormatHandler* f : all_formats()) {
         for (std::string_view ext : f->extensions) {
-            if (iends_with(name, ext)) return f;
+            if (ext.size() > best_len && iends_with(name, ext)) {
+                best = f;
+                best_len = ext.size();
+            }
         }
     }
-    return nullptr;
+    return best;
 }
 
 Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& opt) {
     const FormatHandler* f = detect_format(data.bytes(), opt.source_name);
-    if (!f) {
+    if (!f || !f->read) {
         return Diagnostic::error("format.unknown", "unrecognised file format")
             .in_file(opt.source_name);
     }
@@ -93,6 +93,177 @@ Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& pat
     opt.source_name = path.string();
     opt.base_dir = path.parent_path();
     return read_document(std::move(blob).value(), opt);
+}
+
+// --- the graph ------------------------------------------------------------------------------
+
+std::optional<ConversionPath> find_path(const FormatHandler& from, const FormatHandler& to) {
+    ConversionPath p;
+    p.from = &from;
+    p.to = &to;
+    if (!from.read) return std::nullopt;
+    if (const ConverterHandler* c = find_converter(from.name, to.name)) {
+        p.via = ConversionPath::Via::direct;
+        p.direct = c;
+        return p;
+    }
+    if (&from == &to) {
+        p.via = ConversionPath::Via::same;
+        return p;
+    }
+    if (from.scene.to && to.scene.from) {
+        p.via = ConversionPath::Via::scene;
+        return p;
+    }
+    if (from.model.to && to.model.from) {
+        p.via = ConversionPath::Via::model;
+        return p;
+    }
+    return std::nullopt;
+}
+
+std::vector<ConversionPath> all_paths() {
+    std::vector<ConversionPath> out;
+    for (const FormatHandler* a : all_formats()) {
+        for (const FormatHandler* b : all_formats()) {
+            if (auto p = find_path(*a, *b)) out.push_back(*p);
+        }
+    }
+    return out;
+}
+
+std::vector<const OptionSpec*> ConversionPath::options() const {
+    std::vector<const OptionSpec*> out;
+    auto add = [&](const std::vector<OptionSpec>& specs) {
+        for (const OptionSpec& s : specs) {
+            const bool dup = std::any_of(out.begin(), out.end(),
+                                         [&](const OptionSpec* o) { return o->name == s.name; });
+            if (!dup) out.push_back(&s);
+        }
+    };
+    switch (via) {
+        case Via::same:
+            break;
+        case Via::direct:
+            add(direct->options);
+            break;
+        case Via::scene:
+            add(from->scene.to_options);
+            add(to->scene.from_options);
+            break;
+        case Via::model:
+            add(from->model.to_options);
+            add(to->model.from_options);
+            break;
+    }
+    return out;
+}
+
+std::string ConversionPath::describe() const {
+    switch (via) {
+        case Via::same:
+            return fmt::format("{} -> {} (written back as read)", from->name, to->name);
+        case Via::direct:
+            return fmt::format("{} -> {} ({})", from->name, to->name, direct->description);
+        case Via::scene:
+            return fmt::format("{} -> scene -> {}", from->name, to->name);
+        case Via::model:
+            return fmt::format("{} -> model -> {}", from->name, to->name);
+    }
+    return {};
+}
+
+namespace {
+
+// A document that writes given bytes (the input of a "same" path, written back as read).
+class BytesDocument final : public Document {
+public:
+    BytesDocument(std::string_view format, Bytes bytes)
+        : format_(format), bytes_(std::move(bytes)) {}
+    std::string_view format() const override { return format_; }
+    Json info() const override { return Json{{"format", format_}}; }
+    Result<Bytes> write() const override { return bytes_; }
+
+private:
+    std::string format_;
+    Bytes bytes_;
+};
+
+template <class Neutral>
+Result<ConvertResult> compose(const NeutralSteps<Neutral>& in_steps,
+                              const NeutralSteps<Neutral>& out_steps, std::string_view out_name,
+                              const Document& in, const ConvertOptions& opt, Diagnostics& diags) {
+    Json report = Json::object();
+    opt.progress("convert", 0.1);
+    ConvertOptions in_opt = opt;
+    in_opt.for_display = out_steps.draws;
+    auto neutral = in_steps.to(in, in_opt, diags, report);
+    if (!neutral) return std::move(neutral).error();
+    if (opt.progress.cancelled()) return Progress::cancelled_error();
+    opt.progress("convert", 0.5);
+    auto out = out_steps.from(neutral.value(), opt, diags);
+    if (!out) return std::move(out).error();
+    // The consumer's report sits under the output format's name, next to the producer's keys.
+    if (!out->report.is_null() && !(out->report.is_object() && out->report.empty())) {
+        report[std::string(out_name)] = std::move(out->report);
+    }
+    out->report = std::move(report);
+    return std::move(out).value();
+}
+
+}  // namespace
+
+Result<ConvertResult> run_path(const ConversionPath& path, const Document& in,
+                               const ConvertOptions& opt, Diagnostics& diags) {
+    switch (path.via) {
+        case ConversionPath::Via::same: {
+            auto bytes = in.write();
+            if (!bytes) return std::move(bytes).error();
+            ConvertResult r;
+            r.document = std::make_unique<BytesDocument>(path.to->name, std::move(bytes).value());
+            return r;
+        }
+        case ConversionPath::Via::direct:
+            return path.direct->run(in, opt, diags);
+        case ConversionPath::Via::scene:
+            return compose(path.from->scene, path.to->scene, path.to->name, in, opt, diags);
+        case ConversionPath::Via::model:
+            return Diagnostic::error("convert.unsupported", "model conversions are not wired yet");
+    }
+    return Diagnostic::error("convert.internal", "unknown conversion path");
+}
+
+Result<scene::Scene> document_to_scene(const Document& doc, const ConvertOptions& given,
+                                       Diagnostics& diags, Json* report) {
+    const FormatHandler* f = find_format(doc.format());
+    if (!f || !f->scene.to) {
+        return Diagnostic::error("convert.unsupported",
+                                 fmt::format("{} files are not maps", doc.format()));
+    }
+    std::vector<const OptionSpec*> schema;
+    for (const OptionSpec& s : f->scene.to_options) schema.push_back(&s);
+    LK_TRY_ASSIGN(Options checked, check_options(given.options, schema, f->name));
+    ConvertOptions opt = given;
+    opt.options = std::move(checked);
+    Json local;
+    return f->scene.to(doc, opt, diags, report ? *report : local);
+}
+
+Result<ConvertResult> convert_document(const Document& in, std::string_view to,
+                                       const Options& options, Diagnostics& diags,
+                                       const ConvertOptions& base) {
+    const FormatHandler* from = find_format(in.format());
+    const FormatHandler* out = find_format(to);
+    const auto path = from && out ? find_path(*from, *out) : std::nullopt;
+    if (!path) {
+        return Diagnostic::error("convert.unsupported",
+                                 fmt::format("no conversion from {} to {}", in.format(), to));
+    }
+    LK_TRY_ASSIGN(Options checked,
+                  check_options(options, path->options(), fmt::format("{} -> {}", from->name, to)));
+    ConvertOptions opt = base;
+    opt.options = std::move(checked);
+    return run_path(*path, in, opt, diags);
 }
 
 }  // namespace lk

@@ -4,10 +4,8 @@
 
 #include "handlers.hpp"
 #include "levelkit/convert/scene_vmap.hpp"
-#include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/dmx/io.hpp"
-#include "levelkit/vmf/instances.hpp"
 
 namespace lk {
 
@@ -129,7 +127,7 @@ Result<ConvertResult> vmap_to_vmap(const Document& in, const ConvertOptions& opt
     return convert_dmx(src->doc(), opt);
 }
 
-// Seed for element GUIDs: the same input path gives the same output bytes.
+// Seed for element GUIDs: the same input name gives the same output bytes.
 std::uint64_t seed_of(const ConvertOptions& opt) {
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (char c : opt.input_path.filename().string()) {
@@ -138,42 +136,24 @@ std::uint64_t seed_of(const ConvertOptions& opt) {
     return h;
 }
 
-Result<ConvertResult> vmf_to_vmap(const Document& in, const ConvertOptions& opt,
-                                  Diagnostics& diags) {
-    const vmf::Document* src = vmf_source(in);
-    if (!src) return Diagnostic::error("convert.internal", "input is not a VMF document");
-    std::optional<dmx::Encoding> enc = dmx::Encoding{"binary", 9};
-    if (!opt.encoding.empty()) {
-        enc = dmx::Encoding::parse(opt.encoding);
-        if (!enc) {
-            return Diagnostic::error("convert.bad-option",
-                                     "unknown --encoding '" + opt.encoding +
-                                         "' (binary:9 default, keyvalues2:4 for text)");
-        }
+Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    const std::string encoding = opt.options.text("encoding", "binary:9");
+    const std::optional<dmx::Encoding> enc = dmx::Encoding::parse(encoding);
+    if (!enc) {
+        return Diagnostic::error("option.bad-value",
+                                 "unknown --encoding '" + encoding +
+                                     "' (binary:9 default, keyvalues2:4 for text)")
+            .with_path("encoding");
     }
-    Json report;
-    std::optional<vmf::Map> collapsed;
-    if (opt.collapse_instances) {
-        collapsed = src->map();
-        const auto dir = opt.input_path.parent_path();
-        const vmf::CollapseReport cr =
-            vmf::collapse_instances(*collapsed, dir, vmf::filesystem_instance_loader(), diags);
-        report["instances_collapsed"] = cr.instances;
-        report["instances_unresolved"] = cr.unresolved;
-    }
-    const scene::Scene s = convert::vmf_to_scene(collapsed ? *collapsed : src->map(), diags);
     convert::SceneToVmapOptions so;
     so.seed = seed_of(opt);
-    if (auto it = opt.extra.find("vmap.texture_size"); it != opt.extra.end()) {
-        const auto v = parse_double(it->second);
-        if (!v || !(*v > 0)) {
-            return Diagnostic::error("convert.bad-option", "vmap.texture_size must be > 0");
-        }
-        so.default_texture_size = *v;
-    }
+    so.default_texture_size = opt.options.number("texture-size").value_or(512);
     convert::SceneToVmapReport r;
     dmx::Document doc = convert::scene_to_vmap(s, diags, so, &r);
     if (enc->name != "binary" || enc->version != 9) LK_TRY(dmx::convert(doc, *enc));
+    ConvertResult out;
+    Json& report = out.report;
     report["encoding"] = fmt::format("{} {}", enc->name, enc->version);
     report["meshes"] = r.meshes;
     report["faces"] = r.faces;
@@ -189,31 +169,21 @@ Result<ConvertResult> vmf_to_vmap(const Document& in, const ConvertOptions& opt,
     report["cameras"] = r.cameras;
     report["lost"] = {{"cordon_boxes", r.cordon_boxes_dropped},
                       {"instance_variables", r.instance_variables_dropped}};
-    ConvertResult out;
     out.document = std::make_unique<ConvertedVmap>(std::move(doc));
-    out.report = std::move(report);
     return out;
 }
 
-Result<ConvertResult> vmap_to_vmf(const Document& in, const ConvertOptions&, Diagnostics& diags) {
+Result<scene::Scene> to_scene(const Document& in, const ConvertOptions&, Diagnostics& diags,
+                              Json& report) {
     const auto* src = dynamic_cast<const VmapDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a vmap document");
     convert::VmapToSceneReport vr;
-    const scene::Scene s = convert::vmap_to_scene(src->map(), diags, &vr);
-    convert::SceneToVmfReport r;
-    const vmf::Map m = convert::scene_to_vmf(s, diags, {}, &r);
-    auto doc = make_vmf_document(m);
-    if (!doc) return std::move(doc).error();
-    ConvertResult out;
-    out.document = std::move(doc).value();
-    out.report["meshes"] = vr.meshes;
-    out.report["brushes"] = r.meshes_as_brushes;
-    out.report["meshes_not_brushes"] = r.meshes_skipped;
-    out.report["meshes_not_brushes_ids"] = r.skipped_mesh_ids;
-    out.report["meshes_unreadable_ids"] = vr.unreadable_meshes;
-    out.report["entities"] = vr.entities;
-    out.report["prefabs"] = vr.prefabs;
-    return out;
+    scene::Scene s = convert::vmap_to_scene(src->map(), diags, &vr);
+    report["meshes"] = vr.meshes;
+    report["meshes_unreadable_ids"] = vr.unreadable_meshes;
+    report["entities"] = vr.entities;
+    report["prefabs"] = vr.prefabs;
+    return s;
 }
 
 }  // namespace
@@ -221,24 +191,36 @@ Result<ConvertResult> vmap_to_vmf(const Document& in, const ConvertOptions&, Dia
 namespace handlers {
 
 const FormatHandler vmap_format{
-    "vmap",
-    "Source 2 Hammer map (DMX binary or keyvalues2 with format vmap)",
-    {".vmap", ".vmap.txt"},
-    &sniff,
-    &read,
+    .name = "vmap",
+    .description = "Source 2 Hammer map (DMX binary or keyvalues2 with format vmap)",
+    .extensions = {".vmap", ".vmap.txt"},
+    .sniff = &sniff,
+    .read = &read,
+    .scene = {.to = to_scene,
+              .from = from_scene,
+              .from_options = {{.name = "encoding",
+                                .type = OptionSpec::Type::text,
+                                .default_value = "binary:9",
+                                .help = "VMAP output encoding: binary:9 or keyvalues2:4"},
+                               {.name = "texture-size",
+                                .type = OptionSpec::Type::number,
+                                .default_value = "512",
+                                .help = "VMAP output: texels per texture repeat for UVs (a VMF "
+                                        "does not know its textures' sizes)",
+                                .aliases = {"vmap.texture_size"},
+                                .min = 1e-9}}},
 };
 
-const ConverterHandler vmap_to_vmap{
-    "vmap", "vmap", "re-encode a vmap (--encoding binary:9 / keyvalues2:4)", &lk::vmap_to_vmap};
-const ConverterHandler vmap_to_dmx{
-    "vmap", "dmx", "re-encode a vmap as a .dmx file (--encoding, --format)", &lk::vmap_to_vmap};
-const ConverterHandler vmf_to_vmap{
-    "vmf", "vmap",
-    "Source 1 map to Source 2 Hammer (--encoding, --collapse-instances, --set "
-    "vmap.texture_size=N)",
-    &lk::vmf_to_vmap};
-const ConverterHandler vmap_to_vmf{
-    "vmap", "vmf", "closed convex meshes to brushes, entities and outputs", &lk::vmap_to_vmf};
+const ConverterHandler vmap_to_vmap{.from = "vmap",
+                                    .to = "vmap",
+                                    .description = "re-encode a vmap",
+                                    .run = &lk::vmap_to_vmap,
+                                    .options = dmx_options()};
+const ConverterHandler vmap_to_dmx{.from = "vmap",
+                                   .to = "dmx",
+                                   .description = "re-encode a vmap as a .dmx file",
+                                   .run = &lk::vmap_to_vmap,
+                                   .options = dmx_options()};
 
 }  // namespace handlers
 

@@ -1,41 +1,62 @@
-// VMF adapter: the lossless tree for write(), the typed map for info/validate/convert.
+// VMF adapter: the lossless tree for write(), the typed map for info/validate/convert; the
+// scene steps (VMF -> scene, scene -> VMF) and the normalised rewrite.
 #include "levelkit/vmf/vmf.hpp"
+
 #include "handlers.hpp"
+#include "levelkit/convert/vmf_scene.hpp"
+#include "levelkit/core/text.hpp"
 #include "levelkit/vmf/geometry.hpp"
+#include "levelkit/vmf/instances.hpp"
 
 namespace lk {
 
 namespace {
 
-class VmfDocument final : public Document {
+Json find_int(const std::vector<vmf::KeyValue>& kvs, std::string_view key) {
+    const std::string* v = vmf::find_key(kvs, key);
+    if (!v) return nullptr;
+    if (auto i = parse_int(trim(*v))) return *i;
+    return *v;
+}
+
+Json map_info(const vmf::Map& m) {
+    const vmf::Stats s = vmf::stats(m);
+    Json j;
+    j["format"] = "vmf";
+    j["editorversion"] = find_int(m.versioninfo, "editorversion");
+    j["editorbuild"] = m.editor_build();
+    j["mapversion"] = m.map_version();
+    j["formatversion"] = find_int(m.versioninfo, "formatversion");
+    j["solids"] = s.solids;
+    j["sides"] = s.sides;
+    j["entities"] = s.entities;
+    j["displacements"] = s.displacements;
+    j["overlays"] = s.overlays;
+    j["instances"] = s.instances;
+    j["visgroups"] = s.visgroups;
+    j["cameras"] = s.cameras;
+    j["connections"] = s.connections;
+    j["hidden"] = s.hidden;
+    return j;
+}
+
+// Every VMF document gives its typed map; read ones also keep the lossless tree.
+class VmfLike : public Document {
+public:
+    std::string_view format() const override { return "vmf"; }
+    virtual const vmf::Map& map() const = 0;
+};
+
+class VmfDocument final : public VmfLike {
 public:
     explicit VmfDocument(vmf::Document doc) : doc_(std::move(doc)) {
         read_diagnostics().add_all(doc_.diagnostics());
     }
 
-    std::string_view format() const override { return "vmf"; }
-
     Json info() const override {
-        const vmf::Map& m = doc_.map();
-        const vmf::Stats s = vmf::stats(m);
-        Json j;
-        j["format"] = "vmf";
-        j["editorversion"] = find_int(m.versioninfo, "editorversion");
-        j["editorbuild"] = m.editor_build();
-        j["mapversion"] = m.map_version();
-        j["formatversion"] = find_int(m.versioninfo, "formatversion");
-        j["solids"] = s.solids;
-        j["sides"] = s.sides;
-        j["entities"] = s.entities;
-        j["displacements"] = s.displacements;
-        j["overlays"] = s.overlays;
-        j["instances"] = s.instances;
-        j["visgroups"] = s.visgroups;
-        j["cameras"] = s.cameras;
-        j["connections"] = s.connections;
-        j["hidden"] = s.hidden;
+        Json j = map_info(doc_.map());
         j["line_ending"] = doc_.tree().eol() == "\r\n" ? "crlf" : "lf";
-        j["decompiled"] = !m.has_versioninfo;
+        j["decompiled"] = !doc_.map().has_versioninfo;
         return j;
     }
 
@@ -51,17 +72,35 @@ public:
         return doc_.tree().locate(offset).line;
     }
 
-    const vmf::Document& vmf() const { return doc_; }
+    const vmf::Map& map() const override { return doc_.map(); }
+    const vmf::Document& source() const { return doc_; }
 
 private:
-    static Json find_int(const std::vector<vmf::KeyValue>& kvs, std::string_view key) {
-        const std::string* v = vmf::find_key(kvs, key);
-        if (!v) return nullptr;
-        if (auto i = parse_int(trim(*v))) return *i;
-        return *v;
-    }
-
     vmf::Document doc_;
+};
+
+// A map built by a conversion: written from the typed model in Hammer's layout.
+class ConvertedVmf final : public VmfLike {
+public:
+    ConvertedVmf(vmf::Map map, std::string eol) : map_(std::move(map)), eol_(std::move(eol)) {}
+
+    Json info() const override {
+        Json j = map_info(map_);
+        j["line_ending"] = eol_ == "\r\n" ? "crlf" : "lf";
+        j["decompiled"] = !map_.has_versioninfo;
+        return j;
+    }
+    Result<Bytes> write() const override {
+        const std::string text = vmf::write(map_, {eol_});
+        const ByteSpan b = as_bytes(text);
+        return Bytes(b.begin(), b.end());
+    }
+    void validate(Diagnostics& out) const override { vmf::validate(map_, out); }
+    const vmf::Map& map() const override { return map_; }
+
+private:
+    vmf::Map map_;
+    std::string eol_;
 };
 
 // Hammer's top-level block names; decompiled maps start at "world".
@@ -96,35 +135,79 @@ Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions&) {
 }
 
 Result<ConvertResult> vmf_to_vmf(const Document& in, const ConvertOptions&, Diagnostics&) {
-    const auto& src = static_cast<const VmfDocument&>(in).vmf();
-    vmf::WriteOptions wo;
-    wo.eol = std::string(src.tree().eol());
-    auto out = vmf::Document::read(vmf::write(src.map(), wo));
-    if (!out) return std::move(out).error();
+    const auto* src = dynamic_cast<const VmfDocument*>(&in);
+    if (!src) return Diagnostic::error("convert.internal", "input is not a read VMF document");
     ConvertResult r;
-    r.document = std::make_unique<VmfDocument>(std::move(out).value());
+    r.document =
+        std::make_unique<ConvertedVmf>(src->map(), std::string(src->source().tree().eol()));
     return r;
+}
+
+Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Diagnostics& diags,
+                              Json& report) {
+    const vmf::Map* map = vmf_map(in);
+    if (!map) return Diagnostic::error("convert.internal", "input is not a VMF document");
+    if (!opt.options.flag("collapse-instances")) return convert::vmf_to_scene(*map, diags);
+    vmf::Map collapsed = *map;
+    const vmf::CollapseReport cr = vmf::collapse_instances(
+        collapsed, opt.input_path.parent_path(), vmf::filesystem_instance_loader(), diags);
+    report["instances_collapsed"] = cr.instances;
+    report["instances_unresolved"] = cr.unresolved;
+    return convert::vmf_to_scene(collapsed, diags);
+}
+
+Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    convert::SceneToVmfReport r;
+    vmf::Map m = convert::scene_to_vmf(s, diags, {}, &r);
+    ConvertResult out;
+    out.document = std::make_unique<ConvertedVmf>(
+        std::move(m), iequals(opt.options.text("eol", "crlf"), "lf") ? "\n" : "\r\n");
+    Json& j = out.report;
+    j["solids"] = r.solids;
+    j["renumbered_ids"] = r.renumbered_ids;
+    j["sides_with_computed_points"] = r.sides_with_computed_points;
+    j["meshes_as_brushes"] = r.meshes_as_brushes;
+    j["meshes_not_brushes"] = r.meshes_skipped;
+    j["meshes_not_brushes_ids"] = r.skipped_mesh_ids;
+    j["outputs_unparsed"] = r.outputs_unparsed;
+    return out;
 }
 
 }  // namespace
 
-const vmf::Document* vmf_source(const Document& doc) {
-    const auto* v = dynamic_cast<const VmfDocument*>(&doc);
-    return v ? &v->vmf() : nullptr;
-}
-
-Result<std::unique_ptr<Document>> make_vmf_document(const vmf::Map& map) {
-    auto out = vmf::Document::read(vmf::write(map));
-    if (!out) return std::move(out).error();
-    return std::unique_ptr<Document>(std::make_unique<VmfDocument>(std::move(out).value()));
+const vmf::Map* vmf_map(const Document& doc) {
+    const auto* v = dynamic_cast<const VmfLike*>(&doc);
+    return v ? &v->map() : nullptr;
 }
 
 namespace handlers {
 
 const FormatHandler vmf{
-    "vmf", "Hammer map source (KeyValues text)", {".vmf", ".vmx"}, sniff_vmf, read_vmf};
-const ConverterHandler vmf_to_vmf_converter{"vmf", "vmf", "normalised rewrite in Hammer's layout",
-                                            vmf_to_vmf};
+    .name = "vmf",
+    .description = "Hammer map source (KeyValues text)",
+    .extensions = {".vmf", ".vmx"},
+    .sniff = sniff_vmf,
+    .read = read_vmf,
+    .scene = {.to = to_scene,
+              .to_options = {{.name = "collapse-instances",
+                              .type = OptionSpec::Type::flag,
+                              .default_value = "0",
+                              .help = "VMF input: merge func_instance maps into the output"}},
+              .from = from_scene,
+              .from_options = {{.name = "eol",
+                                .type = OptionSpec::Type::text,
+                                .default_value = "crlf",
+                                .help = "VMF output line endings: crlf (as Hammer writes) or lf",
+                                .choices = {"crlf", "lf"}}}},
+};
+
+const ConverterHandler vmf_to_vmf{
+    .from = "vmf",
+    .to = "vmf",
+    .description = "normalised rewrite in Hammer's layout",
+    .run = lk::vmf_to_vmf,
+};
 
 }  // namespace handlers
 

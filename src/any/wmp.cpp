@@ -2,10 +2,8 @@
 // converter (group resolution) and wmp -> wmp (text <-> WMPB with --encoding).
 #include "levelkit/wmp/wmp.hpp"
 #include "handlers.hpp"
-#include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/convert/wmp_scene.hpp"
 #include "levelkit/core/text.hpp"
-#include "levelkit/vmf/vmf.hpp"
 #include "levelkit/wmp/resolve.hpp"
 
 namespace lk {
@@ -167,7 +165,7 @@ Result<ConvertResult> wmp_to_wmp_m(const Document& in, const ConvertOptions& opt
 
 Result<ConvertResult> wmp_to_wmp(const Document& in, const ConvertOptions& opt, Diagnostics&) {
     const auto& doc = static_cast<const WmpDocument&>(in);
-    std::string enc = to_lower(opt.encoding);
+    std::string enc = to_lower(opt.options.text("encoding"));
     ConvertResult r;
     wmp::File f = doc.file();
     if (enc.empty() || enc == "keep") {
@@ -203,19 +201,11 @@ Result<ConvertResult> wmp_to_wmp(const Document& in, const ConvertOptions& opt, 
 }
 
 // Blocks become brushes, entities their nearest Source classes (see convert/wmp_scene.hpp).
-Result<ConvertResult> wmp_to_vmf(const Document& in, const ConvertOptions& opt,
-                                 Diagnostics& diags) {
+Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Diagnostics& diags,
+                              Json& j) {
     const auto& doc = static_cast<const WmpDocument&>(in);
     convert::WmpToSceneOptions so;
-    if (auto it = opt.extra.find("scale"); it != opt.extra.end()) {
-        auto v = parse_double(it->second);
-        if (!v || !(*v > 0)) {
-            return Diagnostic::error("convert.bad-option",
-                                     "--set scale=<units per quant> needs "
-                                     "a positive number");
-        }
-        so.scale = *v;
-    }
+    so.scale = opt.options.number("wmp-scale").value_or(1.0);
     convert::WmpToSceneReport rep;
     scene::Scene sc;
     if (doc.file().dialect == wmp::Dialect::a3) {
@@ -225,13 +215,6 @@ Result<ConvertResult> wmp_to_vmf(const Document& in, const ConvertOptions& opt,
         if (!r) return std::move(r).error();
         sc = std::move(r).value();
     }
-    convert::SceneToVmfReport vr;
-    const vmf::Map map = convert::scene_to_vmf(sc, diags, {}, &vr);
-    auto out = handlers::vmf.read(Blob::copy_of(vmf::write(map)), {});
-    if (!out) return std::move(out).error();
-    ConvertResult r;
-    r.document = std::move(out).value();
-    Json& j = r.report;
     j["unit_scale"] = so.scale;
     j["blocks"] = rep.blocks;
     j["brushes"] = rep.brushes;
@@ -243,32 +226,54 @@ Result<ConvertResult> wmp_to_vmf(const Document& in, const ConvertOptions& opt,
     for (const auto& x : rep.rejected)
         rejected.push_back({{"block", x.block}, {"reason", x.reason}});
     j["blocks_not_brushes"] = std::move(rejected);
-    return r;
+    return sc;
+}
+
+std::vector<OptionSpec> to_scene_options() {
+    return {{.name = "wmp-scale",
+             .type = OptionSpec::Type::number,
+             .default_value = "1",
+             .help = "Gamestudio input: Hammer units per quant",
+             .aliases = {"scale"},
+             .min = 1e-9}};
 }
 
 }  // namespace
 
 namespace handlers {
 
-const FormatHandler wmp{"wmp",
-                        "Gamestudio level: WMP2 text (A4-A8), WMPB binary, A3 WMP",
-                        {".wmp"},
-                        sniff_wmp,
-                        read_wmp};
-const FormatHandler wmp_m{"wmp_m",
-                          "Gamestudio $$M (WED's resolved level for the map compiler)",
-                          {".$$m"},
-                          sniff_wmp_m,
-                          read_wmp};
-const ConverterHandler wmp_to_wmp_m_converter{
-    "wmp", "wmp_m", "group resolution (what WED does before compiling)", wmp_to_wmp_m};
-const ConverterHandler wmp_to_vmf_converter{
-    "wmp", "vmf", "blocks to brushes, entities to Source classes (1 quant = 1 unit; --set scale=)",
-    wmp_to_vmf};
-const ConverterHandler wmp_m_to_vmf_converter{
-    "wmp_m", "vmf", "resolved blocks to brushes, entities to Source classes", wmp_to_vmf};
-const ConverterHandler wmp_to_wmp_converter{
-    "wmp", "wmp", "re-encode: --encoding text (WMP2 version 710) or wmpb", wmp_to_wmp};
+const FormatHandler wmp{
+    .name = "wmp",
+    .description = "Gamestudio level: WMP2 text (A4-A8), WMPB binary, A3 WMP",
+    .extensions = {".wmp"},
+    .sniff = sniff_wmp,
+    .read = read_wmp,
+    .scene = {.to = to_scene, .to_options = to_scene_options()},
+};
+const FormatHandler wmp_m{
+    .name = "wmp_m",
+    .description = "Gamestudio $$M (WED's resolved level for the map compiler)",
+    .extensions = {".$$m"},
+    .sniff = sniff_wmp_m,
+    .read = read_wmp,
+    .scene = {.to = to_scene, .to_options = to_scene_options()},
+};
+const ConverterHandler wmp_to_wmp_m{
+    .from = "wmp",
+    .to = "wmp_m",
+    .description = "group resolution (what WED does before compiling)",
+    .run = lk::wmp_to_wmp_m,
+};
+const ConverterHandler wmp_to_wmp{
+    .from = "wmp",
+    .to = "wmp",
+    .description = "re-encode a level",
+    .run = lk::wmp_to_wmp,
+    .options = {{.name = "encoding",
+                 .type = OptionSpec::Type::text,
+                 .help = "WMP output encoding: text (WMP2 version 710) or wmpb (default: keep)",
+                 .choices = {"keep", "text", "wmp2", "710", "wmpb", "binary"}}},
+};
 
 }  // namespace handlers
 

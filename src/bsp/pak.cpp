@@ -489,4 +489,40 @@ bool Pak::remove(std::string_view name) {
     return true;
 }
 
+std::string_view method_name(std::uint16_t m) {
+    switch (m) {
+        case 0:
+            return "stored";
+        case 8:
+            return "deflate";
+        case 14:
+            return "lzma";
+        default:
+            return "other";
+    }
+}
+
+std::optional<ZipMethod> parse_method(std::string_view name) {
+    if (name == "stored") return ZipMethod::stored;
+    if (name == "deflate") return ZipMethod::deflate;
+    if (name == "lzma") return ZipMethod::lzma;
+    return std::nullopt;
+}
+
+bool safe_entry_name(std::string_view name) {
+    if (name.empty() || name.front() == '/' || name.front() == '\\') return false;
+    if (name.size() > 1 && name[1] == ':') return false;
+    // Both separators count: an archive made on Windows may use either.
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t end = name.find_first_of("/\\", start);
+        const std::string_view part = name.substr(
+            start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        if (part == "..") return false;
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+    }
+    return true;
+}
+
 }  // namespace lk::bsp

@@ -278,7 +278,7 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
             return Diagnostic::error(
                        "dmx.prefix-not-representable",
                        fmt::format("{} {} cannot hold prefix attributes (first: '{}'); the "
-                                   "demote_prefix option (CLI: --set dmx.demote_prefix=1) keeps "
+                                   "demote_prefix option (CLI: --dmx-demote-prefix) keeps "
                                    "them as an ordinary element",
                                    target.name, target.version,
                                    printable(doc[doc.prefix].attributes.front().name.str())))
@@ -304,8 +304,8 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
                                      fmt::format("type {} cannot be stored in {} {}{}",
                                                  type_name(t), target.name, target.version,
                                                  s == Type::uint8 || s == Type::uint64
-                                                     ? " (the coerce_integers option, CLI: --set "
-                                                       "dmx.coerce_integers=1, stores it as int)"
+                                                     ? " (the coerce_integers option, CLI: "
+                                                       "--dmx-coerce-integers, stores it as int)"
                                                      : ""))
                 .with_path(element_path(doc, i) + "/attribute '" + printable(a.name.str()) + "'");
         }

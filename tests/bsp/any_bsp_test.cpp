@@ -82,26 +82,24 @@ TEST(AnyBsp, InfoHasTheContractKeys) {
 TEST(AnyBsp, ConverterCompressesDecompressesAndReplacesEntities) {
     auto doc = read_ok(tiny_map());
     ASSERT_TRUE(doc);
-    const ConverterHandler* conv = find_converter("bsp", "bsp");
-    ASSERT_NE(conv, nullptr);
-    ConvertOptions opt;
-    opt.compress = true;
+    Options opt;
+    opt.set("compress", "1");
     Diagnostics diags;
-    auto packed = conv->run(*doc, opt, diags);
+    auto packed = convert_document(*doc, "bsp", opt, diags);
     ASSERT_TRUE(packed) << packed.error().to_string();
     EXPECT_EQ(packed->report["compressed_lumps"], 1);  // only the 2 KiB of lighting shrinks
     auto packed_doc = read_ok(*packed->document->write());
     ASSERT_TRUE(packed_doc);
     EXPECT_EQ(packed_doc->info()["lumps"][8]["compressed"], true);
 
-    opt.compress = false;
-    opt.decompress = true;
-    auto plain = conv->run(*packed_doc, opt, diags);
+    opt.set("compress", "0");
+    opt.set("decompress", "1");
+    auto plain = convert_document(*packed_doc, "bsp", opt, diags);
     ASSERT_TRUE(plain);
     auto plain_doc = read_ok(*plain->document->write());
     EXPECT_EQ(plain_doc->info()["lumps"][8]["compressed"], false);
     EXPECT_EQ(plain_doc->info()["lumps"][8]["length"], 2048);
 
-    opt.compress = true;
-    EXPECT_FALSE(conv->run(*doc, opt, diags));  // both flags at once
+    opt.set("compress", "1");
+    EXPECT_FALSE(convert_document(*doc, "bsp", opt, diags));  // both flags at once
 }

@@ -463,8 +463,6 @@ TEST(BspDecompile, EveryCorpusMapAndTheSourcePairs) {
     const auto files = test::corpus_files("bsp", {".bsp"});
     ASSERT_FALSE(files.empty());
     const auto known = pairs();
-    const ConverterHandler* conv = find_converter("bsp", "vmf");
-    ASSERT_NE(conv, nullptr);
     std::size_t total_solids = 0, invalid_solids = 0, exact_pairs = 0;
     for (const auto& path : files) {
         const std::string name =
@@ -473,7 +471,7 @@ TEST(BspDecompile, EveryCorpusMapAndTheSourcePairs) {
         ASSERT_TRUE(in) << name << ": " << in.error().to_string();
         Diagnostics diags;
         const auto t0 = std::chrono::steady_clock::now();
-        auto res = conv->run(*in.value(), {}, diags);
+        auto res = convert_document(*in.value(), "vmf", {}, diags);
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();

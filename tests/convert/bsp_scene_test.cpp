@@ -467,16 +467,16 @@ TEST(BspScene, ConverterReportsPerKind) {
     ro.source_name = "floor.bsp";
     auto in = read_document(Blob::from_bytes(f.b.write()), ro);
     ASSERT_TRUE(in);
-    const ConverterHandler* conv = find_converter("bsp", "vmf");
-    ASSERT_NE(conv, nullptr);
     Diagnostics d;
-    auto out = conv->run(*in.value(), {}, d);
+    auto out = convert_document(*in.value(), "vmf", {}, d);
     ASSERT_TRUE(out);
     EXPECT_EQ(out->document->format(), "vmf");
     EXPECT_EQ(out->report["recovered"]["world_brushes"], 1);
     EXPECT_EQ(out->report["not_recovered"]["invalid_brushes"], 0);
     EXPECT_TRUE(out->report["not_recovered"].contains("visibility"));
-    ConvertOptions bad;
-    bad.compress = true;
-    EXPECT_FALSE(conv->run(*in.value(), bad, d));
+    Options bad;
+    bad.set("compress", "1");  // a BSP output option
+    auto refused = convert_document(*in.value(), "vmf", bad, d);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, "option.unknown");
 }

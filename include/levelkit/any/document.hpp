@@ -16,12 +16,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "levelkit/any/options.hpp"
 #include "levelkit/core/bytes.hpp"
 #include "levelkit/core/diagnostic.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/core/result.hpp"
+#include "levelkit/scene/scene.hpp"
 
 namespace lk {
+
+namespace model {
+struct Model;  // the neutral model (levelkit/model/model.hpp)
+}
 
 using Json = nlohmann::ordered_json;
 
@@ -60,50 +66,66 @@ private:
     Diagnostics read_diags_;
 };
 
-struct FormatHandler {
-    std::string_view name;                     // format id, as Document::format()
-    std::string_view description;              // one line for `levelkit formats`
-    std::vector<std::string_view> extensions;  // lower case, with dot: ".vmf"
-    // 0 = not this format, higher = more certain. Content decides; the filename only breaks ties.
-    int (*sniff)(ByteSpan data, std::string_view filename) = nullptr;
-    Result<std::unique_ptr<Document>> (*read)(Blob data, const ReadOptions& opt) = nullptr;
-};
-
-// Options for conversions; each converter reads the fields it understands and rejects
-// combinations that make no sense for it.
+// What a conversion step is given.
 struct ConvertOptions {
     std::filesystem::path input_path;   // where the input came from (instances, names)
     std::filesystem::path output_path;  // where the result goes (names inside the output)
-    // DMX / VMAP: "keyvalues2:4", "binary:9" ...; empty = format default.
-    std::string encoding;
-    // DMX: override format name/version "vmap:35"; empty = keep.
-    std::string dmx_format;
-    // BSP: per-lump compression change.
-    bool compress = false;
-    bool decompress = false;
-    std::optional<std::filesystem::path> entities_file;  // BSP: replace the entity lump
-    // BSP -> VMF decompiler modes.
-    bool no_detail_merge = false;
-    bool faces_mode = false;
-    bool no_props = false;
-    bool no_overlays = false;
-    // VMF -> VMAP.
-    bool collapse_instances = false;
-    // Free-form extra options (`--set key=value`) for converters still growing.
-    std::map<std::string, std::string> extra;
+    // Checked against the schema of the steps that run (check_options): every declared option
+    // has a value, so steps read them with the typed getters.
+    Options options;
+    Progress progress;
+    // Set when the consumer draws the neutral form (OBJ, glTF, pictures) rather than editing
+    // it: producers then give what the game shows (a BSP's compiled faces, not its brushes).
+    bool for_display = false;
+};
+
+// A file written next to the output (an OBJ's .mtl, a .gltf's .bin, animation SMDs).
+struct OutputFile {
+    std::filesystem::path path;
+    Bytes bytes;
 };
 
 struct ConvertResult {
     std::unique_ptr<Document> document;  // the converted document (write() gives the bytes)
     Json report;                         // what was recovered/lost, for --json and stderr
+    std::vector<OutputFile> companions;
 };
 
+// Steps into and out of a neutral form (scene::Scene for maps, model::Model for models).
+// `to` fills `report` with what it recovered and what it could not; `from` returns the report
+// of its side in ConvertResult::report. Either may be null.
+template <class Neutral>
+struct NeutralSteps {
+    Result<Neutral> (*to)(const Document& in, const ConvertOptions& opt, Diagnostics& diags,
+                          Json& report) = nullptr;
+    std::vector<OptionSpec> to_options;
+    Result<ConvertResult> (*from)(const Neutral& in, const ConvertOptions& opt,
+                                  Diagnostics& diags) = nullptr;
+    std::vector<OptionSpec> from_options;
+    bool draws = false;  // `from` draws the neutral form (sets ConvertOptions::for_display)
+};
+
+struct FormatHandler {
+    std::string_view name;                     // format id, as Document::format()
+    std::string_view description;              // one line for `levelkit formats`
+    std::vector<std::string_view> extensions;  // lower case, with dot: ".vmf"
+    // 0 = not this format, higher = more certain. Content decides; the filename only breaks ties.
+    // Null for output-only formats.
+    int (*sniff)(ByteSpan data, std::string_view filename) = nullptr;
+    Result<std::unique_ptr<Document>> (*read)(Blob data, const ReadOptions& opt) = nullptr;
+    NeutralSteps<scene::Scene> scene;  // maps
+    NeutralSteps<model::Model> model;  // models
+};
+
+// A hand-written conversion, where a direct path is better than one through a neutral form
+// (re-encoding a format as itself, BSP edits, WMP group resolution).
 struct ConverterHandler {
     std::string_view from;  // input format id
     std::string_view to;    // output format id
     std::string_view description;
     Result<ConvertResult> (*run)(const Document& in, const ConvertOptions& opt,
                                  Diagnostics& diags) = nullptr;
+    std::vector<OptionSpec> options;
 };
 
 // --- registry ----------------------------------------------------------------------------
@@ -121,5 +143,47 @@ const FormatHandler* format_for_extension(const std::filesystem::path& path);
 // Maps and reads a file, detecting its format. Diagnostics carry the path.
 Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path);
 Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& opt);
+
+// --- the conversion graph ---------------------------------------------------------------
+
+// How one format becomes another: a hand-written converter where one exists, else the input's
+// step into a neutral form and the output's step out of it (maps through the scene, models
+// through the model); a format with neither is written back as it is ("same").
+struct ConversionPath {
+    enum class Via : std::uint8_t { same, direct, scene, model };
+    const FormatHandler* from = nullptr;
+    const FormatHandler* to = nullptr;
+    Via via = Via::same;
+    const ConverterHandler* direct = nullptr;
+
+    // The options the steps of this path read, in order (duplicates across steps once).
+    std::vector<const OptionSpec*> options() const;
+    // "bsp -> scene -> vmap", "vmf -> vmf (normalised rewrite ...)".
+    std::string describe() const;
+};
+
+// The path from one format to another, or nullopt if the graph has none.
+std::optional<ConversionPath> find_path(const FormatHandler& from, const FormatHandler& to);
+// Every path the graph can run, inputs and outputs in registry order.
+std::vector<ConversionPath> all_paths();
+
+// Runs `path` on `in` (a document of path.from). `opt.options` must have been checked against
+// path.options() (check_options); reports of both steps of a composed path are merged into one
+// object. Via::same gives a document that writes `in` unchanged.
+Result<ConvertResult> run_path(const ConversionPath& path, const Document& in,
+                               const ConvertOptions& opt, Diagnostics& diags);
+
+// Converts `in` to the format named `to` along the graph: the path is found, `options` are
+// checked against its schema (defaults filled), then it runs. `base` gives the paths and
+// progress hooks. "convert.unsupported" when the graph has no path.
+Result<ConvertResult> convert_document(const Document& in, std::string_view to,
+                                       const Options& options, Diagnostics& diags,
+                                       const ConvertOptions& base = {});
+
+// The neutral scene of a map document, through its format's scene step (for consumers outside
+// the graph: `levelkit geometry`, the Python package). `opt.options` are checked against the
+// step's schema first. "convert.unsupported" for formats without one.
+Result<scene::Scene> document_to_scene(const Document& doc, const ConvertOptions& opt,
+                                       Diagnostics& diags, Json* report = nullptr);
 
 }  // namespace lk

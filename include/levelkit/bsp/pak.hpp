@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,14 @@
 namespace lk::bsp {
 
 enum class ZipMethod : std::uint16_t { stored = 0, deflate = 8, lzma = 14 };
+
+// "stored", "deflate", "lzma", or "other" for a ZIP method number.
+std::string_view method_name(std::uint16_t method);
+// The method a name stands for ("stored", "deflate", "lzma"), or nullopt.
+std::optional<ZipMethod> parse_method(std::string_view name);
+// True if an entry name stays inside a directory when extracted there: relative, no "..",
+// no drive letter.
+bool safe_entry_name(std::string_view name);
 
 // Fields that appear in both the local file header and the central directory record.
 struct ZipHeader {

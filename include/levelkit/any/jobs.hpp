@@ -1,0 +1,49 @@
+// Whole jobs on files, as the CLI and the Python package run them: read an input (format from
+// its content), convert it along the graph to the format its output name implies, and write the
+// result and its companion files atomically. Errors are classified so each shell can map them
+// (exit codes, exceptions) the same way.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "levelkit/any/document.hpp"
+
+namespace lk {
+
+// What went wrong with a job, for exit codes (DESIGN.md: 2 bad input, 3 usage, 4 I/O).
+enum class JobFailure : std::uint8_t { none, bad_input, usage, io };
+
+// The class of a diagnostic's code ("io.*" I/O, "option.*" and "usage.*" usage, else input).
+JobFailure failure_of(const Diagnostic& d);
+
+struct ConvertJob {
+    std::filesystem::path input;
+    std::filesystem::path output;
+    Options options;  // unchecked: convert_file checks them against the path's schema
+    // The output format; null: from the output's extension.
+    const FormatHandler* output_format = nullptr;
+    bool in_place = false;  // allow the output to replace the input
+};
+
+struct ConvertJobOutcome {
+    std::optional<Diagnostic> error;  // the failure, if any
+    JobFailure failure = JobFailure::none;
+    Diagnostics diags;  // warnings (and error-severity findings: the job's "problems")
+    Json report;
+    std::string path;                            // the path taken, "bsp -> scene -> vmap"
+    std::vector<std::filesystem::path> written;  // output first, then companions
+    bool ok() const { return !error; }
+    bool problems() const { return diags.has_errors(); }
+};
+
+// Runs one job. Nothing is written unless the whole conversion succeeded; each file is replaced
+// atomically. Progress stages: "read", "convert", "write"; a cancelled job writes nothing.
+ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress = {});
+
+// The schema of the conversion from `in` to `out` (for `convert --help` and the Python docs).
+std::vector<const OptionSpec*> options_for(const FormatHandler& in, const FormatHandler& out);
+
+}  // namespace lk

@@ -1,0 +1,106 @@
+#include "levelkit/any/jobs.hpp"
+
+#include <fmt/format.h>
+
+namespace lk {
+
+JobFailure failure_of(const Diagnostic& d) {
+    auto starts = [&](std::string_view p) { return d.code.rfind(p, 0) == 0; };
+    if (starts("io.")) return JobFailure::io;
+    if (starts("option.") || starts("usage.") || d.code == "convert.unsupported" ||
+        d.code == "convert.unknown-output")
+        return JobFailure::usage;
+    return JobFailure::bad_input;
+}
+
+std::vector<const OptionSpec*> options_for(const FormatHandler& in, const FormatHandler& out) {
+    auto p = find_path(in, out);
+    return p ? p->options() : std::vector<const OptionSpec*>{};
+}
+
+namespace {
+
+ConvertJobOutcome fail(ConvertJobOutcome r, Diagnostic d, std::string_view file) {
+    if (d.file.empty()) d.file = std::string(file);
+    r.failure = failure_of(d);
+    r.error = std::move(d);
+    return r;
+}
+
+}  // namespace
+
+ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) {
+    ConvertJobOutcome r;
+    const std::string in_name = job.input.string();
+    const FormatHandler* out_fmt =
+        job.output_format ? job.output_format : format_for_extension(job.output);
+    if (!out_fmt) {
+        return fail(std::move(r),
+                    Diagnostic::error("convert.unknown-output",
+                                      "cannot tell the output format from the file name (known "
+                                      "extensions: see `levelkit formats`)"),
+                    job.output.string());
+    }
+    if (!job.in_place && same_file(job.output, job.input)) {
+        return fail(std::move(r),
+                    Diagnostic::error("io.would-overwrite-input",
+                                      "refusing to overwrite the input file (use --in-place)"),
+                    job.output.string());
+    }
+    progress("read", 0);
+    auto doc = read_document(job.input);
+    if (!doc) return fail(std::move(r), std::move(doc).error(), in_name);
+    r.diags.add_all(doc.value()->read_diagnostics());
+    const FormatHandler* in_fmt = find_format(doc.value()->format());
+    const auto path = in_fmt ? find_path(*in_fmt, *out_fmt) : std::nullopt;
+    if (!path) {
+        return fail(std::move(r),
+                    Diagnostic::error("convert.unsupported",
+                                      fmt::format("no conversion from {} to {}",
+                                                  doc.value()->format(), out_fmt->name)),
+                    in_name);
+    }
+    r.path = path->describe();
+    const std::vector<const OptionSpec*> schema = path->options();
+    auto checked =
+        check_options(job.options, schema, fmt::format("{} -> {}", in_fmt->name, out_fmt->name));
+    if (!checked) return fail(std::move(r), std::move(checked).error(), in_name);
+    if (progress.cancelled()) return fail(std::move(r), Progress::cancelled_error(), in_name);
+
+    ConvertOptions opt;
+    opt.input_path = job.input;
+    opt.output_path = job.output;
+    opt.options = std::move(checked).value();
+    opt.progress = progress;
+    auto res = run_path(*path, *doc.value(), opt, r.diags);
+    if (!res) return fail(std::move(r), std::move(res).error(), in_name);
+    r.report = std::move(res.value().report);
+    // The input is no longer needed; free it before the output is serialised.
+    doc.value().reset();
+    if (progress.cancelled()) return fail(std::move(r), Progress::cancelled_error(), in_name);
+    progress("write", 0.8);
+    auto bytes = res.value().document->write();
+    if (!bytes) return fail(std::move(r), std::move(bytes).error(), in_name);
+    for (const OutputFile& c : res.value().companions) {
+        if (!job.in_place && same_file(c.path, job.input)) {
+            return fail(std::move(r),
+                        Diagnostic::error("io.would-overwrite-input",
+                                          "refusing to overwrite the input file (use --in-place)"),
+                        c.path.string());
+        }
+    }
+    r.diags.set_file(in_name);
+    // Companions first, so a reader of the main output finds them (an OBJ's .mtl, a .gltf's .bin).
+    for (const OutputFile& c : res.value().companions) {
+        auto w = write_file_atomic(c.path, c.bytes);
+        if (!w) return fail(std::move(r), std::move(w).error(), c.path.string());
+        r.written.push_back(c.path);
+    }
+    auto w = write_file_atomic(job.output, bytes.value());
+    if (!w) return fail(std::move(r), std::move(w).error(), job.output.string());
+    r.written.insert(r.written.begin(), job.output);
+    progress("done", 1);
+    return r;
+}
+
+}  // namespace lk

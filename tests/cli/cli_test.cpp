@@ -1,0 +1,189 @@
+// The command-line tool, run in-process: argument parsing, exit codes, printed reports and the
+// files it writes. Fixtures are the repo's own samples.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "cli.hpp"
+#include "support/corpus.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+    int code = -1;
+    std::string out, err;
+};
+
+// Runs `levelkit args...` with stdout and stderr captured.
+CliRun run(std::vector<std::string> args, const std::atomic<bool>* cancel = nullptr) {
+    args.insert(args.begin(), "levelkit");
+    char *out_buf = nullptr, *err_buf = nullptr;
+    std::size_t out_len = 0, err_len = 0;
+    std::FILE* out = open_memstream(&out_buf, &out_len);
+    std::FILE* err = open_memstream(&err_buf, &err_len);
+    lk::cli::Io io;
+    io.out = out;
+    io.err = err;
+    io.cancel = cancel;
+    CliRun r;
+    r.code = lk::cli::run(args, io);
+    std::fclose(out);
+    std::fclose(err);
+    r.out.assign(out_buf, out_len);
+    r.err.assign(err_buf, err_len);
+    std::free(out_buf);
+    std::free(err_buf);
+    return r;
+}
+
+std::string sample(const char* name) {
+    return (lk::test::source_dir() / "samples" / name).string();
+}
+
+fs::path temp_dir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("levelkit_cli_test_" + name);
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(Cli, FormatsShowsAPathForEveryPairOfMapFormats) {
+    const CliRun r = run({"formats", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = lk::Json::parse(r.out);
+    for (const char* in : {"vmf", "bsp", "vmap", "wmp", "wmp_m"}) {
+        for (const char* out : {"vmf", "vmap", "obj"}) {
+            bool found = false;
+            for (const auto& c : j["conversions"]) found |= c["from"] == in && c["to"] == out;
+            EXPECT_TRUE(found) << in << " -> " << out;
+        }
+    }
+    const CliRun text = run({"formats"});
+    EXPECT_NE(text.out.find("bsp     -> vmap    scene"), std::string::npos) << text.out;
+}
+
+TEST(Cli, InfoJsonAndExitCodes) {
+    CliRun r = run({"info", "--json", sample("demo.vmf")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = lk::Json::parse(r.out);
+    EXPECT_EQ(j["format"], "vmf");
+    EXPECT_GT(j["solids"].get<int>(), 0);
+
+    r = run({"info", "/nonexistent/map.vmf"});
+    EXPECT_EQ(r.code, 4);  // I/O
+    const fs::path d = temp_dir("info");
+    std::ofstream(d / "broken.vmf") << "world\n{\n\t\"id\" \"1\"\n";
+    r = run({"info", (d / "broken.vmf").string()});
+    EXPECT_EQ(r.code, 2);  // bad input, located
+    EXPECT_NE(r.err.find("broken.vmf:"), std::string::npos) << r.err;
+
+    r = run({"info"});
+    EXPECT_EQ(r.code, 3);  // usage
+    r = run({"no-such-command"});
+    EXPECT_EQ(r.code, 3);
+}
+
+TEST(Cli, RoundtripAndValidate) {
+    CliRun r = run({"roundtrip", sample("demo.vmf"), sample("demo.wmp")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("2 identical, 0 differ, 0 failed"), std::string::npos) << r.out;
+    r = run({"validate", "--json", sample("demo.vmf")});
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(lk::Json::parse(r.out)["result"], "ok");
+}
+
+TEST(Cli, ConvertThroughTheSceneWritesOutputsAndCompanions) {
+    const fs::path d = temp_dir("convert");
+    CliRun r = run({"convert", "--json", "-q", sample("demo.vmf"), (d / "demo.vmap").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = lk::Json::parse(r.out);
+    EXPECT_EQ(j["path"], "vmf -> scene -> vmap");
+    EXPECT_GT(j["report"]["vmap"]["meshes"].get<int>(), 0);
+    r = run({"validate", (d / "demo.vmap").string()});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+
+    r = run({"convert", "-q", sample("demo.wmp"), (d / "demo.obj").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(d / "demo.obj"));
+    EXPECT_TRUE(fs::exists(d / "demo.mtl"));
+
+    // Many inputs into a directory, with an extension.
+    r = run({"convert", "-q", "-o", d.string(), "--to", "vmf", sample("demo.wmp"),
+             (d / "demo.vmap").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(d / "demo.vmf"));
+}
+
+TEST(Cli, OptionsAreCheckedAgainstThePath) {
+    const fs::path d = temp_dir("options");
+    const std::string out = (d / "x.vmap").string();
+    CliRun r = run({"convert", sample("demo.vmf"), out, "--set", "no-such-option=1"});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("its options: collapse-instances, encoding, texture-size"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    // A real option of another path.
+    r = run({"convert", sample("demo.vmf"), out, "--faces"});
+    EXPECT_EQ(r.code, 3);
+    // A bad value, and an old alias that still works.
+    r = run({"convert", sample("demo.vmf"), out, "--texture-size", "big"});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("texture-size"), std::string::npos);
+    r = run({"convert", "-q", sample("demo.vmf"), out, "--set", "vmap.texture_size=256",
+             "--encoding", "keyvalues2:4"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    r = run({"convert", sample("demo.vmf"), out, "--set", "texture-size=256", "--set",
+             "vmap.texture_size=128"});
+    EXPECT_EQ(r.code, 3);  // the same option twice, differently
+}
+
+TEST(Cli, ConvertRefusesToOverwriteItsInputAndNeedsAKnownOutput) {
+    const fs::path d = temp_dir("overwrite");
+    fs::copy_file(sample("demo.vmf"), d / "m.vmf");
+    CliRun r = run({"convert", (d / "m.vmf").string(), (d / "m.vmf").string()});
+    EXPECT_EQ(r.code, 4) << r.err;
+    r = run({"convert", (d / "m.vmf").string(), (d / "m.unknown").string()});
+    EXPECT_EQ(r.code, 3);
+    r = run({"convert", (d / "m.vmf").string(), (d / "a.vmf").string(), (d / "b.vmf").string()});
+    EXPECT_EQ(r.code, 3);
+    r = run({"convert", (d / "m.vmf").string(), (d / "m.bsp").string()});
+    EXPECT_EQ(r.code, 3);  // no path from VMF to BSP
+    EXPECT_NE(r.err.find("no conversion from vmf to bsp"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ACancelledRunWritesNothing) {
+    const fs::path d = temp_dir("cancel");
+    std::atomic<bool> cancel{true};
+    const CliRun r =
+        run({"convert", "-o", d.string(), "--to", "vmap", sample("demo.vmf"), sample("demo.wmp")},
+            &cancel);
+    EXPECT_EQ(r.code, 130);
+    EXPECT_TRUE(fs::is_empty(d));
+}
+
+TEST(Cli, GeometryAgreesWithTheObjOutput) {
+    const fs::path d = temp_dir("geometry");
+    CliRun r = run({"geometry", "--json", sample("demo.vmf"), "-o", (d / "g.obj").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = lk::Json::parse(r.out);
+    std::ifstream obj(d / "g.obj");
+    std::string line;
+    std::size_t faces = 0;
+    while (std::getline(obj, line)) faces += line.rfind("f ", 0) == 0;
+    EXPECT_EQ(faces, j["polygons"].get<std::size_t>());
+    EXPECT_GT(faces, 0u);
+}
+
+TEST(Cli, HelpListsConverterOptionsPerTarget) {
+    const CliRun r = run({"convert", "--help"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("--texture-size"), std::string::npos);
+    EXPECT_NE(r.out.find("to vmap:"), std::string::npos) << r.out;
+}
