@@ -321,8 +321,10 @@ private:
         const auto s = static_cast<long long>(nborder / 2);
         const long long p = static_cast<long long>(nverts) - s - 1;
         const long long disc = s * s - 4 * p;
-        const auto r =
-            disc >= 0 ? static_cast<long long>(std::llround(std::sqrt(double(disc)))) : -1;
+        long long r = disc >= 0 ? std::llround(std::sqrt(static_cast<double>(disc))) : -1;
+        // The double square root can be one off for very large meshes.
+        while (r > 0 && r * r > disc) --r;
+        while (r >= 0 && (r + 1) * (r + 1) <= disc) ++r;
         if (nborder % 2 || p <= 0 || r < 0 || r * r != disc || (s + r) % 2) {
             return fail(
                 fmt::format("{} vertices with a border of {} edges is no grid", nverts, nborder));
@@ -372,6 +374,71 @@ private:
         for (std::uint32_t bi = 0; bi < g.h / size; ++bi) {
             for (std::uint32_t bj = 0; bj < g.w / size; ++bj) patch(g, orient, bi, bj, size);
         }
+    }
+
+    // The plane of the flat face under a patch. Coplanar corners give it. Corners off one plane
+    // were displaced too: Hammer moves vertices along one normal (the face's, unless the mapper
+    // chose an axis), so when every vertex leaves the surface spanned by the corners along one
+    // direction, that direction is the face normal, and the face sits where the undisplaced
+    // vertices are. Otherwise the best plane through the corners' centre: any plane gives the
+    // same vertices, this one the smallest corner distances.
+    std::pair<Vec3, double> base_plane(const std::array<Vec3, 4>& corners, const Vec3& front,
+                                       const std::vector<std::uint32_t>& idx, int power) const {
+        // Positions were float32 (about 0.001 of noise near +-16384); the choice of plane does
+        // not limit precision (distances absorb it), so a loose tolerance costs nothing.
+        constexpr double tol = 0.01;
+        const double centre =
+            dot(front, (corners[0] + corners[1] + corners[2] + corners[3]) * 0.25);
+        bool coplanar = true;
+        for (const Vec3& c : corners) coplanar &= std::abs(dot(front, c) - centre) <= tol;
+        if (coplanar) return {front, centre};
+        const auto spanned = lk::displacement_grid({power, corners[0]}, corners, front);
+        if (!spanned) return {front, centre};
+        Vec3 dir;
+        double longest = 0;
+        for (std::size_t k = 0; k < idx.size(); ++k) {
+            const Vec3 e = m_.positions[idx[k]] - (*spanned)[k];
+            if (length(e) > longest) {
+                longest = length(e);
+                dir = e / longest;
+            }
+        }
+        if (longest <= tol) return {front, centre};
+        for (std::size_t k = 0; k < idx.size(); ++k) {
+            const Vec3 e = m_.positions[idx[k]] - (*spanned)[k];
+            if (length(cross(e, dir)) > tol) return {front, centre};
+        }
+        if (dot(dir, front) < 0) dir = -dir;
+        if (dot(dir, front) < 0.1) return {front, centre};
+        // Undisplaced vertices lie on the face: the level most vertices share (the lowest on a
+        // tie), else the one most corners share. Hammer's faces sit on whole units.
+        std::vector<double> heights(idx.size());
+        for (std::size_t k = 0; k < idx.size(); ++k) heights[k] = dot(dir, m_.positions[idx[k]]);
+        std::sort(heights.begin(), heights.end());
+        double level = 0;
+        std::size_t best = 0;
+        for (std::size_t a = 0, b = 0; a < heights.size(); ++a) {
+            b = std::max(b, a);
+            while (b + 1 < heights.size() && heights[b + 1] - heights[a] <= tol) ++b;
+            if (b - a + 1 > best) {
+                best = b - a + 1;
+                level = heights[a];
+            }
+        }
+        if (best < 2) {
+            best = 0;
+            for (const Vec3& c : corners) {
+                const double t = dot(dir, c);
+                std::size_t same = 0;
+                for (const Vec3& o : corners) same += std::abs(dot(dir, o) - t) <= tol;
+                if (same > best || (same == best && t < level)) {
+                    best = same;
+                    level = t;
+                }
+            }
+        }
+        if (std::abs(level - std::round(level)) <= tol) level = std::round(level);
+        return {dir, level};
     }
 
     // One 2^p x 2^p patch of a grid as a displacement brush.
@@ -435,9 +502,9 @@ private:
                    c2 = m_.positions[idx[m * n + m]], c3 = m_.positions[idx[m]];
         // Hammer's face polygon p0 p1 p2 p3 is clockwise seen from the front.
         const std::array<Vec3, 4> corners{c0, c1, c2, c3};
-        const Vec3 normal = -normalize(winding_area_vector(corners));
-        if (normal == Vec3{}) return fail("its corners span no area");
-        const double dist = dot(normal, (c0 + c1 + c2 + c3) * 0.25);
+        const Vec3 front = -normalize(winding_area_vector(corners));
+        if (front == Vec3{}) return fail("its corners span no area");
+        const auto [normal, dist] = base_plane(corners, front, idx, power);
         std::array<Vec3, 4> face;
         for (std::size_t k = 0; k < 4; ++k)
             face[k] = corners[k] - normal * (dot(normal, corners[k]) - dist);

@@ -210,11 +210,31 @@ TEST(MeshDisplacement, AlphasComeFromTheColours) {
     for (std::uint32_t v = 0; v < 25; ++v) EXPECT_EQ(alphas[v], v * 10 % 256) << v;
 }
 
-TEST(MeshDisplacement, RaisedCornersAndSlopesStillReproduce) {
-    // Corners off one plane: the face is their best plane, the rest goes into distances.
+TEST(MeshDisplacement, RaisedCornersKeepTheFacePlane) {
+    // Distances along +z from z = 0, one corner raised by 2 (16 % 7): every vertex leaves the
+    // corners' surface along z, so the face is z = 0 again and the distances come back as written.
     const scene::Mesh m = grid_mesh(4, 4, Cells::alternating, [](std::uint32_t i, std::uint32_t j) {
+        return static_cast<double>(i * j % 7);
+    });
+    const auto r = mesh_to_displacements(m);
+    ASSERT_EQ(r.brushes.size(), 1u) << r.reason;
+    const scene::BrushSide& sd = r.brushes[0].sides[0];
+    EXPECT_LT(distance(sd.plane.normal, {0, 0, 1}), 1e-12);
+    EXPECT_NEAR(sd.plane.dist, 0, 1e-12);
+    EXPECT_EQ(sd.displacement->start_position, Vec3(0, 0, 0));
+    for (std::uint32_t i = 0; i <= 4; ++i) {
+        for (std::uint32_t j = 0; j <= 4; ++j)
+            EXPECT_NEAR(sd.displacement->distances[i * 5 + j], i * j % 7, 1e-12);
+    }
+    EXPECT_LT(max_error(grid_of(r.brushes[0]), m.positions), 1e-9);
+}
+
+TEST(MeshDisplacement, CornersOffOnePlaneAnyWayStillReproduce) {
+    // Corners off one plane and vertices moved sideways too: the best plane through the corners.
+    scene::Mesh m = grid_mesh(4, 4, Cells::alternating, [](std::uint32_t i, std::uint32_t j) {
         return (i == 0 && j == 0 ? 20.0 : 0.0) + 5.0 * i + bump(i, j);
     });
+    for (std::size_t v = 0; v < m.positions.size(); ++v) m.positions[v].x += 0.5 * (v % 3);
     const auto r = mesh_to_displacements(m);
     ASSERT_EQ(r.brushes.size(), 1u) << r.reason;
     EXPECT_LT(max_error(grid_of(r.brushes[0]), m.positions), 1e-9);

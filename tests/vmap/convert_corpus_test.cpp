@@ -422,6 +422,7 @@ struct DispGrid {
     int power = 0;
     std::vector<Vec3> grid;
     std::vector<double> alphas;
+    Plane plane;  // the displacement face's
 };
 
 std::vector<DispGrid> disp_grids(const vmf::Map& m, std::size_t* unusable = nullptr) {
@@ -449,7 +450,8 @@ std::vector<DispGrid> disp_grids(const vmf::Map& m, std::size_t* unusable = null
                     if (unusable) ++*unusable;
                     continue;
                 }
-                out.push_back({so.id, sd.id, sd.disp->power, std::move(*grid), sd.disp->alphas});
+                out.push_back({so.id, sd.id, sd.disp->power, std::move(*grid), sd.disp->alphas,
+                               sd.plane().value_or(Plane{})});
             }
         }
     };
@@ -463,7 +465,7 @@ TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
     const auto files = vmf_files();
     ASSERT_FALSE(files.empty());
     std::size_t maps = 0, total = 0, unusable = 0, back = 0, same_power = 0, within = 0,
-                alphas_ok = 0, extra = 0, invalid = 0, skipped_meshes = 0;
+                alphas_ok = 0, extra = 0, invalid = 0, skipped_meshes = 0, same_face = 0;
     double max_err = 0;
     for (const auto& path : files) {
         const std::string name = path.filename().string();
@@ -504,7 +506,7 @@ TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
         };
         for (std::size_t i = 0; i < got.size(); ++i) by_start.emplace(key(got[i].grid[0]), i);
         std::vector<bool> used(got.size(), false);
-        std::size_t f_back = 0, f_power = 0, f_within = 0, f_alpha = 0;
+        std::size_t f_back = 0, f_power = 0, f_within = 0, f_alpha = 0, f_face = 0;
         double f_max = 0;
         for (const DispGrid& w : want) {
             std::size_t best = SIZE_MAX;
@@ -540,6 +542,11 @@ TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
             used[best] = true;
             ++f_back;
             f_power += got[best].power == w.power;
+            // Not required (a face raised at its corners along varying normals has no one
+            // answer), but the converter finds the original face where the grid shows it.
+            const Plane& gp = got[best].plane;
+            f_face +=
+                dot(gp.normal, w.plane.normal) > 0.9999 && std::abs(gp.dist - w.plane.dist) <= 0.01;
             f_max = std::max(f_max, best_err);
             if (best_err <= 0.01) {
                 ++f_within;
@@ -558,10 +565,10 @@ TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
         const std::size_t f_extra = got.size() - f_back;
         std::printf(
             "[vmf->vmap->vmf disp] %s: %zu displacements (+%zu unusable in the VMF): %zu back, "
-            "%zu same power, %zu within 0.01 (max %.5f), alphas %zu; %zu extra; %zu meshes "
-            "skipped; %zu validate errors\n",
+            "%zu same power, %zu within 0.01 (max %.5f), alphas %zu, same face plane %zu; %zu "
+            "extra; %zu meshes skipped; %zu validate errors\n",
             name.c_str(), want.size(), file_unusable, f_back, f_power, f_within, f_max, f_alpha,
-            f_extra, rep.meshes_skipped, file_invalid);
+            f_face, f_extra, rep.meshes_skipped, file_invalid);
         EXPECT_EQ(rep.displacements_recovered, got.size()) << name;
         EXPECT_EQ(f_extra, 0u) << name;
         total += want.size();
@@ -570,6 +577,7 @@ TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
         same_power += f_power;
         within += f_within;
         alphas_ok += f_alpha;
+        same_face += f_face;
         extra += f_extra;
         invalid += file_invalid;
         skipped_meshes += rep.meshes_skipped;
@@ -583,10 +591,10 @@ TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
     std::printf(
         "[vmf->vmap->vmf disp] %zu maps with displacements: %zu displacements (+%zu the VMAP "
         "writer skips: power < 2 or no valid face): %zu back as dispinfo, %zu same power, %zu "
-        "within 0.01 (max %.5f), alphas %zu; %zu extra; %zu meshes skipped; %zu validate "
-        "errors\n",
-        maps, total, unusable, back, same_power, within, max_err, alphas_ok, extra, skipped_meshes,
-        invalid);
+        "within 0.01 (max %.5f), alphas %zu, same face plane %zu; %zu extra; %zu meshes "
+        "skipped; %zu validate errors\n",
+        maps, total, unusable, back, same_power, within, max_err, alphas_ok, same_face, extra,
+        skipped_meshes, invalid);
 }
 
 // Vmaps saved by Hammer: every mesh comes back as a brush, as displacements or is reported.
