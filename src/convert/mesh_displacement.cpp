@@ -11,6 +11,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "bsp_decompiler.hpp"  // detail::tidy
 #include "levelkit/convert/vmf_scene.hpp"
 
 namespace lk::convert {
@@ -29,6 +30,18 @@ std::pair<Vec3, Vec3> world_axes(const Vec3& n) {
     if (az >= ax && az >= ay) return {{1, 0, 0}, {0, -1, 0}};
     if (ax >= ay) return {{0, 1, 0}, {0, 0, -1}};
     return {{1, 0, 0}, {0, 0, -1}};
+}
+
+// Mesh positions are float32 in a VMAP, so the face's corners are written as floats' shortest
+// decimals (as the BSP decompiler writes numbers) when the four stay on one plane that way; the
+// distances are measured from the face as written, so nothing is lost.
+void snap(std::array<Vec3, 4>& face) {
+    std::array<Vec3, 4> t;
+    for (std::size_t k = 0; k < 4; ++k) t[k] = detail::tidy(face[k]);
+    const auto plane = Plane::from_points(t[0], t[1], t[2]);
+    double scale = 1;
+    for (const Vec3& p : t) scale = std::max({scale, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
+    if (plane && std::abs(plane->distance_to(t[3])) <= 1e-12 * scale) face = t;
 }
 
 // A W x H grid of cells over a piece of the mesh: vertex (i, j) for rows i = 0..h and columns
@@ -508,6 +521,7 @@ private:
         std::array<Vec3, 4> face;
         for (std::size_t k = 0; k < 4; ++k)
             face[k] = corners[k] - normal * (dot(normal, corners[k]) - dist);
+        snap(face);
         for (std::size_t k = 0; k < 4; ++k) {
             const Vec3 e1 = face[(k + 1) % 4] - face[k], e2 = face[(k + 2) % 4] - face[(k + 1) % 4];
             // Clockwise turns everywhere, by more than a hair: a convex quad.
@@ -531,7 +545,7 @@ private:
             const double len = length(delta);
             if (len > opt_.flat_epsilon) {
                 d.normals[k] = delta / len;
-                d.distances[k] = len;
+                d.distances[k] = detail::tidy(len);
             } else {
                 d.normals[k] = normal;
                 d.distances[k] = 0;
@@ -539,8 +553,9 @@ private:
             if (!alpha_.empty()) {
                 double a = std::isfinite(alpha_[idx[k]]) ? alpha_[idx[k]] : 0.0;
                 // The paint stream is float32 of alpha / 255: whole alphas come back whole.
-                if (std::abs(a - std::round(a)) < 1e-3 * std::max(1.0, std::abs(a) / 255))
-                    a = std::round(a);
+                a = std::abs(a - std::round(a)) < 1e-3 * std::max(1.0, std::abs(a) / 255)
+                        ? std::round(a)
+                        : detail::tidy(a);
                 d.alphas[k] = a;
                 any_alpha |= a != 0;
             }

@@ -97,8 +97,9 @@ TEST(MeshDisplacement, EveryCellPatternComesBackVertexForVertex) {
             EXPECT_EQ(b.sides[0].material, "nature/blendgrass");
             EXPECT_EQ(b.sides[0].u.axis, Vec3(1, 0, 0));
             for (std::size_t k = 1; k < 6; ++k) EXPECT_EQ(b.sides[k].material, "tools/toolsnodraw");
-            // Vertex 0 is the start and the rows keep their direction: the same order.
-            EXPECT_LT(max_error(grid_of(b), m.positions), 1e-9);
+            // Vertex 0 is the start and the rows keep their direction: the same order (to the
+            // float32 precision the numbers are written at).
+            EXPECT_LT(max_error(grid_of(b), m.positions), 1e-4);
             // The front (+z, where the faces are counter-clockwise) is the face's outside; the
             // face tilts with the bumped corners.
             EXPECT_GT(b.sides[0].plane.normal.z, 0.9);
@@ -135,12 +136,12 @@ TEST(MeshDisplacement, VertexOrderAndFaceOrderDoNotMatter) {
     for (const Vec3& p : m.positions) {
         double best = INFINITY;
         for (const Vec3& q : g) best = std::min(best, distance(p, q));
-        EXPECT_LT(best, 1e-9);
+        EXPECT_LT(best, 1e-4);
     }
     const std::array<std::uint32_t, 4> corners{0, 8, 72, 80};
     std::uint32_t start = perm[corners[0]];
     for (std::uint32_t c : corners) start = std::min(start, perm[c]);
-    EXPECT_LT(distance(g[0], s.positions[start]), 1e-9);
+    EXPECT_LT(distance(g[0], s.positions[start]), 1e-4);
     EXPECT_GT(r.brushes[0].sides[0].plane.normal.z, 0.99);
 }
 
@@ -153,11 +154,11 @@ TEST(MeshDisplacement, ReversedWindingFacesDown) {
     ASSERT_EQ(r.brushes.size(), 1u) << r.reason;
     EXPECT_LT(r.brushes[0].sides[0].plane.normal.z, -0.99);
     const std::vector<Vec3> g = grid_of(r.brushes[0]);
-    EXPECT_LT(distance(g[0], m.positions[0]), 1e-9);
+    EXPECT_LT(distance(g[0], m.positions[0]), 1e-4);
     for (const Vec3& p : m.positions) {
         double best = INFINITY;
         for (const Vec3& q : g) best = std::min(best, distance(p, q));
-        EXPECT_LT(best, 1e-9);
+        EXPECT_LT(best, 1e-4);
     }
 }
 
@@ -171,7 +172,7 @@ TEST(MeshDisplacement, WeldedGridsSplitIntoPatches) {
         for (const Vec3& q : grid_of(b)) {
             double best = INFINITY;
             for (const Vec3& p : m.positions) best = std::min(best, distance(p, q));
-            EXPECT_LT(best, 1e-9);
+            EXPECT_LT(best, 1e-4);
         }
     }
     // 12 x 8 cells: 4 divides both, 8 does not: six power-2 patches.
@@ -226,7 +227,7 @@ TEST(MeshDisplacement, RaisedCornersKeepTheFacePlane) {
         for (std::uint32_t j = 0; j <= 4; ++j)
             EXPECT_NEAR(sd.displacement->distances[i * 5 + j], i * j % 7, 1e-12);
     }
-    EXPECT_LT(max_error(grid_of(r.brushes[0]), m.positions), 1e-9);
+    EXPECT_LT(max_error(grid_of(r.brushes[0]), m.positions), 1e-4);
 }
 
 TEST(MeshDisplacement, CornersOffOnePlaneAnyWayStillReproduce) {
@@ -237,7 +238,7 @@ TEST(MeshDisplacement, CornersOffOnePlaneAnyWayStillReproduce) {
     for (std::size_t v = 0; v < m.positions.size(); ++v) m.positions[v].x += 0.5 * (v % 3);
     const auto r = mesh_to_displacements(m);
     ASSERT_EQ(r.brushes.size(), 1u) << r.reason;
-    EXPECT_LT(max_error(grid_of(r.brushes[0]), m.positions), 1e-9);
+    EXPECT_LT(max_error(grid_of(r.brushes[0]), m.positions), 1e-4);
 }
 
 TEST(MeshDisplacement, OtherMeshesAreHandedBack) {
