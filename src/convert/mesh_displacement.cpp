@@ -127,11 +127,16 @@ private:
             component_[f] = component_[r];
             component_faces_[component_[f]].push_back(f);
         }
-        // Faces around each vertex (CSR).
+        // Faces around each vertex (CSR). Only the faces' corners count: the corner list may
+        // hold unused entries, and faces may share entries.
         incident_begin_.assign(nv + 1, 0);
-        for (std::uint32_t v : m_.face_vertices) ++incident_begin_[v + 1];
+        std::size_t corners = 0;
+        for (std::uint32_t f = 0; f < nf; ++f) {
+            for (std::uint32_t v : verts(f)) ++incident_begin_[v + 1];
+            corners += verts(f).size();
+        }
         for (std::size_t v = 0; v < nv; ++v) incident_begin_[v + 1] += incident_begin_[v];
-        incident_.resize(m_.face_vertices.size());
+        incident_.resize(corners);
         std::vector<std::uint32_t> fill(incident_begin_.begin(), incident_begin_.end() - 1);
         for (std::uint32_t f = 0; f < nf; ++f) {
             for (std::uint32_t v : verts(f)) incident_[fill[v]++] = f;
@@ -143,9 +148,12 @@ private:
             // Not clamped: a VMF's alphas outside 0..255 (real maps have some) come back as
             // they were.
             alpha_.assign(nv, std::nan(""));
-            for (std::size_t c = 0; c < m_.face_vertices.size(); ++c) {
-                double& a = alpha_[m_.face_vertices[c]];
-                if (std::isnan(a)) a = m_.colors[c][3] * 255.0;
+            for (std::uint32_t f = 0; f < nf; ++f) {
+                const scene::Mesh::Face& face = m_.faces[f];
+                for (std::size_t c = face.first; c < std::size_t{face.first} + face.count; ++c) {
+                    double& a = alpha_[m_.face_vertices[c]];
+                    if (std::isnan(a)) a = m_.colors[c][3] * 255.0;
+                }
             }
         }
         return true;
@@ -486,6 +494,12 @@ private:
         std::vector<std::uint32_t> idx(std::size_t{n} * n);
         for (std::uint32_t i = 0; i < n; ++i) {
             for (std::uint32_t j = 0; j < n; ++j) idx[i * n + j] = rotated(rot, i, j);
+        }
+        for (std::uint32_t v : idx) {
+            const Vec3& p = m_.positions[v];
+            // No map reaches 1e9 units; beyond, float-precision output and planes mean nothing.
+            if (!(std::abs(p.x) <= 1e9 && std::abs(p.y) <= 1e9 && std::abs(p.z) <= 1e9))
+                return fail("a vertex is not finite or lies beyond 1e9 units");
         }
         // The patch's faces give its material and texture axes (the most used material).
         std::vector<std::uint32_t> pfaces;

@@ -294,6 +294,17 @@ TEST(MeshDisplacement, BadIndicesAreHandedBackNotRead) {
     r = mesh_to_displacements(m);
     EXPECT_TRUE(r.brushes.empty());
     EXPECT_NE(r.reason, "");
+    // Corner entries no face uses are never read.
+    m = grid_mesh(4, 4, Cells::quads, bump);
+    m.face_vertices.push_back(1000);
+    r = mesh_to_displacements(m);
+    EXPECT_EQ(r.brushes.size(), 1u) << r.reason;
+    // Positions that are not numbers give no displacement.
+    m = grid_mesh(4, 4, Cells::quads, bump);
+    m.positions[7].z = std::nan("");
+    r = mesh_to_displacements(m);
+    EXPECT_TRUE(r.brushes.empty());
+    EXPECT_EQ(r.rest.faces.size(), 16u);
 }
 
 TEST(MeshDisplacement, SceneToVmfWritesValidDisplacementBrushes) {
