@@ -1,24 +1,29 @@
 // Displacement-shaped meshes back to Source displacements (notes/vmf.md §1.2 and §3.3 step 6).
 //
-// A Source displacement is a (2^p+1)^2 vertex grid over a 4-sided brush face. VMF -> VMAP (ours
-// and Valve's importer) writes it as a mesh of the displaced grid: 2^p x 2^p quads, or two
-// triangles per quad with either diagonal, with the blend alpha in a paint stream (the scene
-// carries it as the alpha of Mesh::colors). The VMF has no mesh, so scene -> VMF turns such a
-// grid back into a brush with a dispinfo.
+// A Source displacement is a (2^p+1)^2 vertex grid over a 4-sided brush face. VMF -> VMAP
+// writes it as a mesh of the displaced grid (ours: two triangles per cell in Hammer's alternating
+// pattern; other converters: quads, or triangles with either diagonal) with the blend alpha in a
+// paint stream, which the scene carries as the alpha of Mesh::colors. The VMF has no mesh, so
+// scene -> VMF turns such a grid back into a brush with a dispinfo.
 //
 // Recognition uses topology only, never names or vertex order:
 //  * the mesh splits into edge-connected pieces; each piece must be a disc (one border loop,
-//    manifold) of quads and/or triangles whose faces pair up into the cells of a W x H grid;
-//  * a grid whose sides are both multiples of 2^p (p from max_power down to min_power) is cut
-//    into 2^p x 2^p patches, so welded neighbours (one mesh for a whole terrain) come apart into
-//    one displacement each.
-// Each patch becomes a brush: side 0 is the displacement face, a flat quad through the patch's
-// four corner vertices (their best plane when they are not coplanar); the displaced vertices are
-// stored as per-vertex normals and distances from the flat grid (lk::displacement_grid gives them
-// back exactly), alphas from the paint stream, startposition the corner with the lowest vertex
-// index (vertex 0 when the mesh was written from a VMF). Behind the face sits a box `depth` thick
-// (4 edge sides and a back side in `backing_material`), as Hammer builds displacement brushes.
-// The grid's row direction follows the faces' winding, so front faces stay front faces.
+//    manifold, consistently wound) of quads and/or triangles whose faces pair up into the cells
+//    of a W x H grid;
+//  * a grid whose sides are both multiples of 2^p (the largest p from max_power down to
+//    min_power) is cut into 2^p x 2^p patches, so welded neighbours (one mesh for a rectangle of
+//    displacements) come apart into one displacement each. Welded grids that do not form a
+//    rectangle (an L of displacements) are not recognised.
+// Each patch becomes a brush. Side 0 is the displacement face, a flat convex quad under the
+// patch's four corner vertices: their plane when they are coplanar; when they are not but every
+// vertex leaves the corners' surface along one direction, the plane across that direction where
+// the undisplaced vertices lie; else the corners' best plane (any plane gives the same vertices).
+// The vertices are stored as per-vertex normals and distances from the flat grid, so
+// lk::displacement_grid gives them back; alphas come from the paint stream; startposition is the
+// corner with the lowest vertex index (vertex 0 when the mesh was written from a VMF), and the
+// grid's rows follow the faces' winding, so front faces stay front faces and a mesh written from
+// a VMF comes back in its original vertex order. Behind the face sits a box `depth` thick (4 edge
+// sides and a back side in `backing_material`), as Hammer builds displacement brushes.
 #pragma once
 
 #include <cstdint>
