@@ -1,6 +1,7 @@
 // vmap reading: any DMX input that reads is opened as a map, every mesh is viewed and validated,
-// and the map is converted to a scene and on to VMF (closed convex meshes become brushes). No
-// crash on any input; a mesh the validator accepts must read back as polygons.
+// and the map is converted to a scene and on to VMF (closed convex meshes become brushes, grid
+// meshes displacement brushes). No crash on any input; a mesh the validator accepts must read
+// back as polygons.
 #include <cstdint>
 #include <cstdlib>
 

@@ -168,8 +168,11 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
     j["renumbered_ids"] = r.renumbered_ids;
     j["sides_with_computed_points"] = r.sides_with_computed_points;
     j["meshes_as_brushes"] = r.meshes_as_brushes;
+    j["displacements"] = r.displacements_recovered;
+    j["displacement_meshes"] = r.displacement_meshes;
     j["meshes_not_brushes"] = r.meshes_skipped;
     j["meshes_not_brushes_ids"] = r.skipped_mesh_ids;
+    j["faces_not_converted"] = r.faces_skipped;
     j["outputs_unparsed"] = r.outputs_unparsed;
     return out;
 }

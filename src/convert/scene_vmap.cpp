@@ -483,6 +483,9 @@ std::optional<scene::Mesh> read_mesh(const vmap::Map& map, ElementRef node,
     const vmap::Transform t = map.transform(node);
     const auto pos = m.vertices.get<dmx::Vector3>("position:0");
     const auto uv = m.face_vertices.get<dmx::Vector2>("texcoord:0");
+    // The blend weight a displacement's alpha became (scene colours carry it in alpha, as
+    // scene::build_surfaces does for displacements).
+    const auto blend = m.face_vertices.get<dmx::Vector4>("VertexPaintBlendParams:0");
     const auto axis_u = m.faces.get<dmx::Vector4>("textureAxisU:0");
     const auto axis_v = m.faces.get<dmx::Vector4>("textureAxisV:0");
     const auto scales = m.faces.get<dmx::Vector2>("textureScale:0");
@@ -521,6 +524,7 @@ std::optional<scene::Mesh> read_mesh(const vmap::Map& map, ElementRef node,
                 static_cast<std::size_t>(m.edge_vertex_data[static_cast<std::size_t>(c.half_edge)]);
             const dmx::Vector2 tc = r < uv.size() ? uv[r] : dmx::Vector2{};
             out.uvs.push_back({tc.x, tc.y});
+            if (!blend.empty()) out.colors.push_back({1, 1, 1, r < blend.size() ? blend[r].x : 0});
         }
     }
     out.id = map.node_id(node);

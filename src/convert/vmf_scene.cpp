@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "levelkit/convert/mesh_displacement.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/scene/geometry.hpp"
 #include "levelkit/vmf/geometry.hpp"
@@ -476,13 +477,36 @@ private:
         }
         for (const scene::Brush& b : e.brushes) out.solids.push_back(solid(b));
         std::vector<std::int64_t> skipped;
+        std::string first_reason;
         for (const scene::Mesh& mesh : e.meshes) {
             if (auto b = mesh_to_brush(mesh)) {
                 ++report_.meshes_as_brushes;
                 b->id = 0;  // mesh node ids are not solid ids; take a fresh one
                 out.solids.push_back(solid(*b));
-            } else {
-                skipped.push_back(mesh.id);
+                continue;
+            }
+            MeshDisplacements d = mesh_to_displacements(mesh);
+            report_.displacement_meshes += !d.brushes.empty();
+            for (const scene::Brush& b : d.brushes) {
+                ++report_.displacements_recovered;
+                out.solids.push_back(solid(b));
+            }
+            if (d.rest.faces.empty()) continue;
+            // What is left may still be a closed convex piece (a box beside a terrain grid).
+            if (!d.brushes.empty()) {
+                if (auto b = mesh_to_brush(d.rest)) {
+                    ++report_.meshes_as_brushes;
+                    b->id = 0;
+                    out.solids.push_back(solid(*b));
+                    continue;
+                }
+            }
+            skipped.push_back(mesh.id);
+            report_.faces_skipped += d.rest.faces.size();
+            if (first_reason.empty()) {
+                first_reason = fmt::format("mesh {}{}: {}", mesh.id,
+                                           d.brushes.empty() ? "" : " (partly a displacement)",
+                                           d.reason.empty() ? "not a grid" : d.reason);
             }
         }
         if (!skipped.empty()) {
@@ -491,9 +515,10 @@ private:
                                             skipped.end());
             diags_.add(Diagnostic::warning(
                 "convert.mesh-skipped",
-                fmt::format("{} mesh(es) of entity {} ({}) are not closed convex polyhedra and "
-                            "have no VMF form: ids {}",
-                            skipped.size(), id, e.classname(), fmt::join(skipped, " "))));
+                fmt::format("{} mesh(es) of entity {} ({}) are neither closed convex polyhedra nor "
+                            "displacement grids and have no VMF form: ids {} (first: {})",
+                            skipped.size(), id, e.classname(), fmt::join(skipped, " "),
+                            first_reason)));
         }
         if (!world) {
             out.editor = editor(e.editor, "220 30 220");

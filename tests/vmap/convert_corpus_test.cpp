@@ -2,6 +2,9 @@
 // brush polygons (0.001), texcoords equal the VMF axes' UVs (1e-4), entity and output counts
 // equal; VMF -> VMAP -> VMF of maps without displacements gives back the brush planes (0.01) and
 // materials; every element class and attribute written appears in a Hammer-saved corpus vmap.
+// VMF -> VMAP -> VMF of maps with displacements gives every displacement back as a dispinfo with
+// the same power and its vertices within 0.01 units, in a VMF that reads back and validates.
+// Hammer-saved vmaps -> VMF accounts for every mesh (a brush, displacements or reported).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -17,6 +20,7 @@
 #include "levelkit/core/file.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/dmx/io.hpp"
+#include "levelkit/vmap/vmap.hpp"
 #include "levelkit/vmf/geometry.hpp"
 #include "support/corpus.hpp"
 
@@ -410,6 +414,232 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
         "maps (%zu classes: %s); re-read: binary 9 %zu, keyvalues2 4 %zu\n",
         names_ok, f.files, classes_written.size(),
         fmt::format("{}", fmt::join(classes_written, " ")).c_str(), reread_bin, reread_kv2);
+}
+
+// A displacement's vertex grid in a VMF, with what identifies it.
+struct DispGrid {
+    std::int64_t solid = 0, side = 0;
+    int power = 0;
+    std::vector<Vec3> grid;
+    std::vector<double> alphas;
+    Plane plane;  // the displacement face's
+};
+
+std::vector<DispGrid> disp_grids(const vmf::Map& m, std::size_t* unusable = nullptr) {
+    std::vector<DispGrid> out;
+    BrushPolygons polys;
+    auto walk = [&](const vmf::Entity& e) {
+        for (const vmf::Solid& so : e.solids) {
+            bool any = false;
+            for (const vmf::Side& sd : so.sides) any |= static_cast<bool>(sd.disp);
+            if (!any) continue;
+            vmf::solid_polygons(so, polys);
+            bool closed = true;
+            for (const BrushFaceProblem& p : polys.problems) {
+                closed &= p.problem == BrushProblem::duplicate_plane ||
+                          p.problem == BrushProblem::side_no_face;
+            }
+            for (std::size_t i = 0; i < so.sides.size(); ++i) {
+                const vmf::Side& sd = so.sides[i];
+                if (!sd.disp) continue;
+                auto grid = closed && i < polys.face_count()
+                                ? vmf::displacement_grid(sd, polys.face(i))
+                                : std::nullopt;
+                // VMF -> VMAP writes powers 2..4 only (Hammer's range).
+                if (!grid || sd.disp->power < 2) {
+                    if (unusable) ++*unusable;
+                    continue;
+                }
+                out.push_back({so.id, sd.id, sd.disp->power, std::move(*grid), sd.disp->alphas,
+                               sd.plane().value_or(Plane{})});
+            }
+        }
+    };
+    walk(m.world);
+    for (const vmf::Entity& e : m.entities) walk(e);
+    return out;
+}
+
+TEST(VmapConvertCorpus, VmfToVmapToVmfKeepsDisplacements) {
+    LK_REQUIRE_CORPUS();
+    const auto files = vmf_files();
+    ASSERT_FALSE(files.empty());
+    std::size_t maps = 0, total = 0, unusable = 0, back = 0, same_power = 0, within = 0,
+                alphas_ok = 0, extra = 0, invalid = 0, skipped_meshes = 0, same_face = 0;
+    double max_err = 0;
+    for (const auto& path : files) {
+        const std::string name = path.filename().string();
+        auto blob = Blob::map_file(path);
+        ASSERT_TRUE(blob.ok());
+        auto doc = vmf::Document::read(std::move(blob).value());
+        if (!doc) continue;
+        std::size_t file_unusable = 0;
+        const std::vector<DispGrid> want = disp_grids(doc->map(), &file_unusable);
+        if (want.empty() && file_unusable == 0) continue;
+        ++maps;
+        Diagnostics diags;
+        const scene::Scene s = convert::vmf_to_scene(doc->map(), diags);
+        const dmx::Document vmap_doc = convert::scene_to_vmap(s, diags);
+        auto map = vmap::Map::open(vmap_doc);
+        ASSERT_TRUE(map.ok()) << name;
+        const scene::Scene back_scene = convert::vmap_to_scene(*map, diags);
+        convert::SceneToVmfReport rep;
+        const vmf::Map back_map = convert::scene_to_vmf(back_scene, diags, {}, &rep);
+        // What a mapper gets: the written text, read again.
+        auto reread = vmf::Document::read(vmf::write(back_map));
+        ASSERT_TRUE(reread.ok()) << name << ": " << reread.error().to_string();
+        Diagnostics problems;
+        vmf::validate(reread->map(), problems);
+        std::size_t file_invalid = 0;
+        for (const Diagnostic& d : problems.items()) {
+            if (d.severity == Severity::error) {
+                ++file_invalid;
+                ADD_FAILURE() << name << ": " << d.to_string();
+            }
+        }
+        const std::vector<DispGrid> got = disp_grids(reread->map());
+        // Match by start vertex (the converter keeps vertex 0 and the row direction).
+        std::multimap<std::array<long long, 3>, std::size_t> by_start;
+        auto key = [](const Vec3& p) {
+            return std::array<long long, 3>{std::llround(p.x * 10), std::llround(p.y * 10),
+                                            std::llround(p.z * 10)};
+        };
+        for (std::size_t i = 0; i < got.size(); ++i) by_start.emplace(key(got[i].grid[0]), i);
+        std::vector<bool> used(got.size(), false);
+        std::size_t f_back = 0, f_power = 0, f_within = 0, f_alpha = 0, f_face = 0;
+        double f_max = 0;
+        for (const DispGrid& w : want) {
+            std::size_t best = SIZE_MAX;
+            double best_err = INFINITY;
+            // Neighbours in the rounding cell and next to it.
+            for (int dx = -1; dx <= 1; ++dx) {
+                for (int dy = -1; dy <= 1; ++dy) {
+                    for (int dz = -1; dz <= 1; ++dz) {
+                        auto k = key(w.grid[0]);
+                        k[0] += dx;
+                        k[1] += dy;
+                        k[2] += dz;
+                        auto [lo, hi] = by_start.equal_range(k);
+                        for (auto it = lo; it != hi; ++it) {
+                            const DispGrid& g = got[it->second];
+                            if (used[it->second] || g.grid.size() != w.grid.size()) continue;
+                            double err = 0;
+                            for (std::size_t v = 0; v < g.grid.size(); ++v)
+                                err = std::max(err, distance(g.grid[v], w.grid[v]));
+                            if (err < best_err) {
+                                best_err = err;
+                                best = it->second;
+                            }
+                        }
+                    }
+                }
+            }
+            if (best == SIZE_MAX) {
+                ADD_FAILURE() << name << ": displacement of side " << w.side << " (solid "
+                              << w.solid << ") did not come back";
+                continue;
+            }
+            used[best] = true;
+            ++f_back;
+            f_power += got[best].power == w.power;
+            // Not required (a face raised at its corners along varying normals has no one
+            // answer), but the converter finds the original face where the grid shows it.
+            const Plane& gp = got[best].plane;
+            f_face +=
+                dot(gp.normal, w.plane.normal) > 0.9999 && std::abs(gp.dist - w.plane.dist) <= 0.01;
+            f_max = std::max(f_max, best_err);
+            if (best_err <= 0.01) {
+                ++f_within;
+            } else {
+                ADD_FAILURE() << name << ": side " << w.side << " vertices off by " << best_err;
+            }
+            // Alphas: absent counts as zero on both sides.
+            bool a_ok = true;
+            for (std::size_t v = 0; v < w.grid.size(); ++v) {
+                const double a = v < w.alphas.size() ? w.alphas[v] : 0;
+                const double b = v < got[best].alphas.size() ? got[best].alphas[v] : 0;
+                a_ok &= std::abs(a - b) <= 0.01;
+            }
+            f_alpha += a_ok;
+        }
+        const std::size_t f_extra = got.size() - f_back;
+        std::printf(
+            "[vmf->vmap->vmf disp] %s: %zu displacements (+%zu unusable in the VMF): %zu back, "
+            "%zu same power, %zu within 0.01 (max %.5f), alphas %zu, same face plane %zu; %zu "
+            "extra; %zu meshes skipped; %zu validate errors\n",
+            name.c_str(), want.size(), file_unusable, f_back, f_power, f_within, f_max, f_alpha,
+            f_face, f_extra, rep.meshes_skipped, file_invalid);
+        EXPECT_EQ(rep.displacements_recovered, got.size()) << name;
+        EXPECT_EQ(f_extra, 0u) << name;
+        total += want.size();
+        unusable += file_unusable;
+        back += f_back;
+        same_power += f_power;
+        within += f_within;
+        alphas_ok += f_alpha;
+        same_face += f_face;
+        extra += f_extra;
+        invalid += file_invalid;
+        skipped_meshes += rep.meshes_skipped;
+        max_err = std::max(max_err, f_max);
+    }
+    EXPECT_EQ(back, total);
+    EXPECT_EQ(same_power, total);
+    EXPECT_EQ(within, total);
+    EXPECT_EQ(alphas_ok, total);
+    EXPECT_EQ(invalid, 0u);
+    std::printf(
+        "[vmf->vmap->vmf disp] %zu maps with displacements: %zu displacements (+%zu the VMAP "
+        "writer skips: power < 2 or no valid face): %zu back as dispinfo, %zu same power, %zu "
+        "within 0.01 (max %.5f), alphas %zu, same face plane %zu; %zu extra; %zu meshes "
+        "skipped; %zu validate errors\n",
+        maps, total, unusable, back, same_power, within, max_err, alphas_ok, same_face, extra,
+        skipped_meshes, invalid);
+}
+
+// Vmaps saved by Hammer: every mesh comes back as a brush, as displacements or is reported.
+TEST(VmapConvertCorpus, HammerVmapsToVmfAccountForEveryMesh) {
+    LK_REQUIRE_CORPUS();
+    std::size_t files = 0, meshes = 0, brushes = 0, disp_meshes = 0, disps = 0, skipped = 0,
+                unreadable = 0;
+    for (const auto& f : test::corpus_files("dmx", {".vmap", ".vmap.txt"})) {
+        auto blob = Blob::map_file(f);
+        ASSERT_TRUE(blob.ok());
+        auto doc = dmx::read(blob->bytes());
+        if (!doc || doc->header.format != "vmap") continue;
+        auto map = vmap::Map::open(*doc);
+        if (!map) continue;
+        ++files;
+        Diagnostics diags;
+        convert::VmapToSceneReport vr;
+        const scene::Scene s = convert::vmap_to_scene(*map, diags, &vr);
+        convert::SceneToVmfReport rep;
+        (void)convert::scene_to_vmf(s, diags, {}, &rep);
+        std::size_t scene_meshes = s.world.meshes.size();
+        for (const scene::Entity& e : s.entities) scene_meshes += e.meshes.size();
+        EXPECT_EQ(vr.meshes, scene_meshes + vr.unreadable_meshes.size()) << f.filename();
+        // A mesh partly made of grids counts as a displacement mesh and, for what is left, as a
+        // brush or a skipped mesh; none is counted nowhere.
+        EXPECT_GE(rep.meshes_as_brushes + rep.displacement_meshes + rep.meshes_skipped,
+                  scene_meshes)
+            << f.filename();
+        std::printf(
+            "[vmap->vmf] %s: %zu meshes: %zu brushes, %zu displacement meshes (%zu "
+            "displacements), %zu skipped, %zu unreadable\n",
+            f.filename().string().c_str(), vr.meshes, rep.meshes_as_brushes,
+            rep.displacement_meshes, rep.displacements_recovered, rep.meshes_skipped,
+            vr.unreadable_meshes.size());
+        meshes += vr.meshes;
+        brushes += rep.meshes_as_brushes;
+        disp_meshes += rep.displacement_meshes;
+        disps += rep.displacements_recovered;
+        skipped += rep.meshes_skipped;
+        unreadable += vr.unreadable_meshes.size();
+    }
+    std::printf(
+        "[vmap->vmf] %zu Hammer-saved vmaps: %zu meshes: %zu brushes, %zu displacement meshes "
+        "(%zu displacements), %zu skipped and reported, %zu unreadable and reported\n",
+        files, meshes, brushes, disp_meshes, disps, skipped, unreadable);
 }
 
 }  // namespace

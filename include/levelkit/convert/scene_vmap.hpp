@@ -11,7 +11,9 @@
 // hidden objects visibility-manager entries, cameras 3dcameras.
 //
 // vmap → scene: every CMapMesh is read back as a scene mesh in world space (texture axes from the
-// face streams), entities with their properties, node transform and outputs.
+// face streams, a VertexPaintBlendParams stream's blend weight as the colours' alpha), entities
+// with their properties, node transform and outputs. scene → VMF turns grid-shaped meshes back
+// into displacements (mesh_displacement.hpp).
 #pragma once
 
 #include <array>

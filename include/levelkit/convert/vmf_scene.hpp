@@ -32,8 +32,15 @@ struct SceneToVmfReport {
     std::size_t sides_with_computed_points = 0;  // plane points chosen on the face polygon
     std::size_t renumbered_ids = 0;              // zero or duplicate ids given fresh ones
     std::size_t meshes_as_brushes = 0;           // closed convex meshes written as solids
-    std::size_t meshes_skipped = 0;              // other meshes have no VMF form
+    // Displacement-shaped meshes (mesh_displacement.hpp): grid patches written as solids with a
+    // dispinfo, and the meshes that gave at least one.
+    std::size_t displacements_recovered = 0;
+    std::size_t displacement_meshes = 0;
+    // Meshes (or what is left of them after displacement recovery) with no VMF form, their ids
+    // and face count.
+    std::size_t meshes_skipped = 0;
     std::vector<std::int64_t> skipped_mesh_ids;
+    std::size_t faces_skipped = 0;
     std::size_t outputs_unparsed = 0;  // written back as their original text
 };
 
