@@ -130,7 +130,7 @@ int sniff(ByteSpan data, std::string_view) {
 
 Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions&) {
     Diagnostics warnings;
-    LK_TRY_ASSIGN(bsp::Bsp map, bsp::Bsp::read(std::move(data), &warnings));
+    LK_TRY_ASSIGN(bsp::Bsp map, bsp::read(std::move(data), warnings));
     auto doc = std::make_unique<BspDocument>(std::move(map));
     doc->read_diagnostics().add_all(warnings);
     return std::unique_ptr<Document>(std::move(doc));

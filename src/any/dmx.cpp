@@ -89,10 +89,12 @@ int sniff(ByteSpan data, std::string_view) {
 Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions& opt) {
     dmx::ReadOptions ro;
     ro.source_name = opt.source_name;
-    auto doc = dmx::read(data.bytes(), ro);
+    Diagnostics warnings;
+    auto doc = dmx::read(data.bytes(), warnings, ro);
     if (!doc) return std::move(doc).error();
-    return std::unique_ptr<Document>(
-        std::make_unique<DmxDocument>(std::move(doc).value(), std::move(data)));
+    auto out = std::make_unique<DmxDocument>(std::move(doc).value(), std::move(data));
+    out->read_diagnostics().add_all(warnings);
+    return std::unique_ptr<Document>(std::move(out));
 }
 
 Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Diagnostics&) {

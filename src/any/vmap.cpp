@@ -19,15 +19,9 @@ public:
 
     static Result<std::unique_ptr<VmapDocument>> make(dmx::Document doc, Blob source) {
         auto d = std::make_unique<VmapDocument>(std::move(doc), std::move(source));
-        auto m = vmap::Map::open(d->doc_);
+        auto m = vmap::read(d->doc_, d->read_diagnostics());
         if (!m) return std::move(m).error();
         d->map_ = std::move(m).value();
-        if (!d->map_.root_is_hammer()) {
-            d->read_diagnostics().add(Diagnostic::warning(
-                "vmap.root-class",
-                fmt::format("the root element is a {}; Hammer's is CMapRootElement",
-                            d->doc_[d->doc_.root].type.str())));
-        }
         return d;
     }
 
@@ -114,10 +108,12 @@ int sniff(ByteSpan data, std::string_view) {
 Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions& opt) {
     dmx::ReadOptions ro;
     ro.source_name = opt.source_name;
-    auto doc = dmx::read(data.bytes(), ro);
+    Diagnostics warnings;
+    auto doc = dmx::read(data.bytes(), warnings, ro);
     if (!doc) return std::move(doc).error();
     auto v = VmapDocument::make(std::move(doc).value(), std::move(data));
     if (!v) return std::move(v).error();
+    v.value()->read_diagnostics().add_all(warnings);
     return std::unique_ptr<Document>(std::move(v).value());
 }
 

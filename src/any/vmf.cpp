@@ -49,9 +49,7 @@ public:
 
 class VmfDocument final : public VmfLike {
 public:
-    explicit VmfDocument(vmf::Document doc) : doc_(std::move(doc)) {
-        read_diagnostics().add_all(doc_.diagnostics());
-    }
+    explicit VmfDocument(vmf::Document doc) : doc_(std::move(doc)) {}
 
     Json info() const override {
         Json j = map_info(doc_.map());
@@ -129,9 +127,12 @@ int sniff_vmf(ByteSpan data, std::string_view filename) {
 }
 
 Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions&) {
-    auto doc = vmf::Document::read(std::move(data));
+    Diagnostics warnings;
+    auto doc = vmf::read(std::move(data), warnings);
     if (!doc) return std::move(doc).error();
-    return std::unique_ptr<Document>(std::make_unique<VmfDocument>(std::move(doc).value()));
+    auto out = std::make_unique<VmfDocument>(std::move(doc).value());
+    out->read_diagnostics().add_all(warnings);
+    return std::unique_ptr<Document>(std::move(out));
 }
 
 Result<ConvertResult> vmf_to_vmf(const Document& in, const ConvertOptions&, Diagnostics&) {

@@ -122,7 +122,7 @@ int sniff_wmp_m(ByteSpan data, std::string_view) {
 
 Result<std::unique_ptr<Document>> read_wmp(Blob data, const ReadOptions&) {
     Diagnostics warnings;
-    auto f = wmp::read(data, &warnings);
+    auto f = wmp::read(data, warnings);
     if (!f) return std::move(f).error();
     auto doc = std::make_unique<WmpDocument>(std::move(f).value(), std::move(data));
     doc->read_diagnostics().add_all(warnings);

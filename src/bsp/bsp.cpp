@@ -939,4 +939,8 @@ Result<void> Bsp::repack(Compression c) {
     return success();
 }
 
+Result<Bsp> read(Blob file, Diagnostics& warnings, const ReadOptions& opt) {
+    return Bsp::read(std::move(file), &warnings, opt);
+}
+
 }  // namespace lk::bsp

@@ -339,4 +339,9 @@ Result<void> convert(Document& doc, const Encoding& target, const ConvertOptions
     return success();
 }
 
+Result<Document> read(ByteSpan data, Diagnostics& warnings, const ReadOptions& opt) {
+    (void)warnings;
+    return read(data, opt);
+}
+
 }  // namespace lk::dmx

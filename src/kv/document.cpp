@@ -205,4 +205,12 @@ bool is_writable(std::string_view value) {
     return value.find('"') == std::string_view::npos;
 }
 
+Result<Document> read(Blob source, Diagnostics& warnings, const ParseOptions& opt) {
+    return Document::parse(std::move(source), opt, &warnings);
+}
+
+Result<Document> read(std::string_view text, Diagnostics& warnings, const ParseOptions& opt) {
+    return Document::parse(text, opt, &warnings);
+}
+
 }  // namespace lk::kv

@@ -456,4 +456,14 @@ dmx::Document MapBuilder::finish() {
     return std::move(doc_);
 }
 
+Result<Map> read(const dmx::Document& doc, Diagnostics& warnings, const ReadOptions&) {
+    auto m = Map::open(doc);
+    if (m && !m->root_is_hammer()) {
+        warnings.add(Diagnostic::warning(
+            "vmap.root-class", fmt::format("the root element is a {}; Hammer's is CMapRootElement",
+                                           doc[doc.root].type.str())));
+    }
+    return m;
+}
+
 }  // namespace lk::vmap

@@ -1073,4 +1073,10 @@ Result<Document> Document::read(std::string_view text, const ReadOptions& opt) {
     return read(Blob::copy_of(text), opt);
 }
 
+Result<Document> read(Blob source, Diagnostics& warnings, const ReadOptions& opt) {
+    auto doc = Document::read(std::move(source), opt);
+    if (doc) warnings.add_all(doc->diagnostics());
+    return doc;
+}
+
 }  // namespace lk::vmf

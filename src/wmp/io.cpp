@@ -411,4 +411,8 @@ void validate(const Level& lv, Diagnostics& out) {
     }
 }
 
+Result<File> read(Blob data, Diagnostics& warnings, const ReadOptions&) {
+    return read(std::move(data), &warnings);
+}
+
 }  // namespace lk::wmp

@@ -210,6 +210,11 @@ struct ReadOptions {
     std::size_t max_decompressed = std::size_t{1} << 31;
 };
 
+class Bsp;
+
+// The reader every module has: input, warnings, options. Same as Bsp::read.
+Result<Bsp> read(Blob file, Diagnostics& warnings, const ReadOptions& opt = {});
+
 class Bsp {
 public:
     // Reads the container: header, lump table, lump data (LZMA lumps decompressed) and the game

@@ -40,6 +40,9 @@ struct ReadOptions {
 bool looks_like_dmx(ByteSpan data);
 
 Result<Document> read(ByteSpan data, const ReadOptions& opt = {});
+// The reader every module has: input, warnings, options. DMX reading has no warnings today
+// (every oddity is kept or is an error); `warnings` is there for the shape.
+Result<Document> read(ByteSpan data, Diagnostics& warnings, const ReadOptions& opt = {});
 
 struct WriteOptions {
     // keyvalues2: write the `// levelkit-binary` layout comment when needed (see above).

@@ -247,4 +247,8 @@ inline std::string_view Node::value() const {
 // contains one cannot be written; callers should check `is_writable`.
 bool is_writable(std::string_view value);
 
+// The reader every module has: input, warnings, options (Document::parse).
+Result<Document> read(Blob source, Diagnostics& warnings, const ParseOptions& opt = {});
+Result<Document> read(std::string_view text, Diagnostics& warnings, const ParseOptions& opt = {});
+
 }  // namespace lk::kv

@@ -66,6 +66,12 @@ struct Connection {
     std::int32_t target_type = 0;  // Hammer's target kind; 7 = by name in every corpus file
 };
 
+class Map;
+struct ReadOptions {};
+// The reader every module has: the typed map over a read DMX document (which must outlive it),
+// warnings (a root class other than Hammer's CMapRootElement), options.
+Result<Map> read(const dmx::Document& doc, Diagnostics& warnings, const ReadOptions& opt = {});
+
 class Map {
 public:
     // Fails if the document has no root or the root's `world` is not a CMapWorld. Hammer's root

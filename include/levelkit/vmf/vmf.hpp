@@ -302,6 +302,10 @@ private:
     Diagnostics diags_;
 };
 
+// The reader every module has: input, warnings, options. The lossless tree and the typed model;
+// the model's warnings and field errors go to `warnings` (and stay in Document::diagnostics()).
+Result<Document> read(Blob source, Diagnostics& warnings, const ReadOptions& opt = {});
+
 // Builds the typed model from a KeyValues tree (diagnostics for malformed fields).
 Map map_from_tree(const kv::Document& tree, Diagnostics& diags);
 

@@ -32,6 +32,9 @@ std::optional<Dialect> detect(ByteSpan data);
 // Reads any dialect (detected from content). Warnings (e.g. counts that disagree with the
 // records, dangling references) go to `warnings` when given.
 Result<File> read(Blob data, Diagnostics* warnings = nullptr);
+struct ReadOptions {};
+// The reader every module has: input, warnings, options.
+Result<File> read(Blob data, Diagnostics& warnings, const ReadOptions& opt = {});
 
 Result<Level> read_wmp2(Blob data, Diagnostics* warnings = nullptr);
 Result<Level> read_mm(Blob data, Diagnostics* warnings = nullptr);
