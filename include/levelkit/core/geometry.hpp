@@ -206,6 +206,13 @@ std::vector<std::array<std::uint32_t, 3>> displacement_triangles(int power);
 void triangulate_polygon(std::span<const Vec3> poly,
                          std::vector<std::array<std::uint32_t, 3>>& out);
 
+// An editor camera: where it stands and the point it looks at.
+struct Camera {
+    Vec3 position;
+    Vec3 look;
+    bool operator==(const Camera&) const = default;
+};
+
 // --- rotations ---------------------------------------------------------------------------
 
 struct Mat3 {

@@ -152,11 +152,7 @@ struct Group {
     bool operator==(const Group&) const = default;
 };
 
-struct Camera {
-    Vec3 position;
-    Vec3 look;
-    bool operator==(const Camera&) const = default;
-};
+using lk::Camera;
 
 struct Cordon {
     std::string name;

@@ -230,11 +230,7 @@ struct Visgroup {
     bool operator==(const Visgroup&) const = default;
 };
 
-struct Camera {
-    Vec3 position;
-    Vec3 look;
-    bool operator==(const Camera&) const = default;
-};
+using lk::Camera;
 
 struct Cordon {
     std::string name;
