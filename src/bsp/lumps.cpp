@@ -173,7 +173,8 @@ void io_brushside_standard(IO& io, S& s) {
     io.template num<std::uint16_t>(s.planenum);
     io.template num<std::int16_t>(s.texinfo);
     io.template num<std::int16_t>(s.dispinfo);
-    io.template num<std::int16_t>(s.bevel);
+    io.template num<std::uint8_t>(s.bevel);
+    io.template num<std::uint8_t>(s.thin);
 }
 
 template <class IO, class S>
@@ -181,7 +182,8 @@ void io_brushside_strata(IO& io, S& s) {
     io.template num<std::uint32_t>(s.planenum);
     io.template num<std::int32_t>(s.texinfo);
     io.template num<std::int32_t>(s.dispinfo);
-    io.template num<std::uint16_t>(s.bevel);
+    io.template num<std::uint8_t>(s.bevel);
+    io.template num<std::uint8_t>(s.thin);
     io.bytes(s.padding);
 }
 

@@ -440,8 +440,8 @@ TEST(BspScene, DamagedBrushesAreClosedOrReported) {
     bsp::dbrush_t bad;
     bad.firstside = std::int32_t(f.b.sides.size());
     bad.numsides = 2;
-    f.b.sides.push_back({60000, 0, 0, 0, {0, 0}});
-    f.b.sides.push_back({0, 12345, 0, 0, {0, 0}});
+    f.b.sides.push_back({60000, 0, 0, 0, 0, {0, 0}});
+    f.b.sides.push_back({0, 12345, 0, 0, 0, {0, 0}});
     f.b.brushes.push_back(bad);
     f.b.model({f.brush}, 0);
     f.b.leafbrushes.insert(f.b.leafbrushes.end(), {1, std::uint32_t(flat), 3});

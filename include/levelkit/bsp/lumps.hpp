@@ -138,7 +138,12 @@ struct dbrushside_t {
     std::uint32_t planenum = 0;  // facing out of the brush
     std::int32_t texinfo = 0;
     std::int32_t dispinfo = 0;
-    std::int32_t bevel = 0;            // test (bevel & 1): other bits are left over from vbsp
+    // The field's first byte on disk is the bevel flag (a compiler-added side), the second one
+    // CS:GO's "thin" flag. SDK 2013 declares one little-endian short, whose first byte is the
+    // same flag; big-endian console maps store the two bytes, so reading a short would move
+    // the flag into the high byte.
+    std::uint8_t bevel = 0;
+    std::uint8_t thin = 0;
     std::uint8_t padding[2] = {0, 0};  // Strata only
 };
 
