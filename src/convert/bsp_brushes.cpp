@@ -110,19 +110,6 @@ std::pair<Vec3, Vec3> world_axes(const Vec3& n) {
 
 constexpr double kHuge = 1 << 20;  // polygons reaching this far belong to an open brush
 
-template <class T>
-void take(Decompiler& d, Result<T> r, T& out, std::string_view what) {
-    if (r) {
-        out = std::move(r).value();
-        return;
-    }
-    d.report_.unreadable_lumps.emplace_back(what);
-    d.diags_.add(Diagnostic::warning("convert.bsp-lump-skipped",
-                                     fmt::format("{} could not be read and is skipped: {}", what,
-                                                 r.error().message))
-                     .with_path(r.error().path));
-}
-
 std::uint64_t side_key(std::uint32_t planenum, std::int32_t texinfo) {
     return (std::uint64_t{planenum} << 32) | static_cast<std::uint32_t>(texinfo);
 }
@@ -141,39 +128,20 @@ void Decompiler::warn(std::string code, std::string message) {
 }
 
 Result<void> Decompiler::load() {
-    LK_TRY_ASSIGN(l_.entities, bsp::entities(bsp_, &diags_));
-    LK_TRY_ASSIGN(l_.planes, bsp::planes(bsp_));
-    LK_TRY_ASSIGN(l_.brushes, bsp::brushes(bsp_));
-    LK_TRY_ASSIGN(l_.brushsides, bsp::brushsides(bsp_));
-    LK_TRY_ASSIGN(l_.models, bsp::models(bsp_));
-    LK_TRY_ASSIGN(l_.nodes, bsp::nodes(bsp_));
-    LK_TRY_ASSIGN(l_.leafs, bsp::leafs(bsp_));
-    LK_TRY_ASSIGN(l_.leafbrushes, bsp::leafbrushes(bsp_));
-    LK_TRY_ASSIGN(l_.texinfo, bsp::texinfo(bsp_));
-    LK_TRY_ASSIGN(l_.texdata, bsp::texdata(bsp_));
-    LK_TRY_ASSIGN(l_.strings, bsp::texdata_strings(bsp_));
+    bsp::ParseOptions po;
+    po.lenient = true;
+    LK_TRY_ASSIGN(l_, bsp::parse_map(bsp_, &diags_, po));
     using bsp::LumpId;
-    take(*this, bsp::vertexes(bsp_), l_.vertexes, "vertexes");
-    take(*this, bsp::edges(bsp_), l_.edges, "edges");
-    take(*this, bsp::surfedges(bsp_), l_.surfedges, "surfedges");
-    take(*this, bsp::faces(bsp_, LumpId::faces), l_.faces, "faces");
+    // Brushes are rebuilt from these; without any of them there is nothing to decompile.
+    for (const LumpId id : {LumpId::entities, LumpId::planes, LumpId::brushes, LumpId::brushsides,
+                            LumpId::models, LumpId::nodes, LumpId::leafs, LumpId::leafbrushes,
+                            LumpId::texinfo, LumpId::texdata, LumpId::texdata_string_table}) {
+        if (const Diagnostic* e = l_.skipped_error(id)) return *e;
+    }
+    for (const bsp::MapData::Skipped& s : l_.skipped) report_.unreadable_lumps.push_back(s.name);
     // Maps compiled for HDR only (console builds) keep their faces in the HDR lump.
-    if (l_.faces.empty()) take(*this, bsp::faces(bsp_, LumpId::faces_hdr), l_.faces, "faces_hdr");
-    take(*this, bsp::faces(bsp_, LumpId::originalfaces), l_.original_faces, "originalfaces");
-    take(*this, bsp::dispinfo(bsp_), l_.dispinfo, "dispinfo");
-    take(*this, bsp::disp_verts(bsp_), l_.disp_verts, "disp_verts");
-    take(*this, bsp::disp_tris(bsp_), l_.disp_tris, "disp_tris");
-    take(*this, bsp::overlays(bsp_), l_.overlays, "overlays");
-    take(*this, bsp::water_overlays(bsp_), l_.water_overlays, "wateroverlays");
-    take(*this, bsp::overlay_fades(bsp_), l_.overlay_fades, "overlay_fades");
-    take(*this, bsp::cubemaps(bsp_), l_.cubemaps, "cubemaps");
-    take(*this, bsp::areaportals(bsp_), l_.areaportals, "areaportals");
-    take(*this, bsp::clipportalverts(bsp_), l_.clipportalverts, "clipportalverts");
-    take(*this, bsp::occlusion(bsp_), l_.occlusion, "occlusion");
-    take(*this, bsp::worldlights(bsp_), l_.worldlights, "worldlights");
-    take(*this, bsp::static_props(bsp_), l_.static_props, "sprp game lump");
-    take(*this, bsp::detail_props(bsp_), l_.detail_props, "dprp game lump");
-    l_.multiblend = !bsp_.lump(LumpId::disp_multiblend).empty();
+    if (l_.faces.empty()) l_.faces = l_.faces_hdr;
+    multiblend_ = !bsp_.lump(LumpId::disp_multiblend).empty();
     return success();
 }
 
@@ -183,13 +151,13 @@ void Decompiler::load_materials() {
     material_cubemap_.assign(n, std::nullopt);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int32_t sid = l_.texdata[i].nameStringTableID;
-        if (sid < 0 || static_cast<std::size_t>(sid) >= l_.strings.names.size()) {
+        if (sid < 0 || static_cast<std::size_t>(sid) >= l_.texdata_strings.names.size()) {
             materials_[i] = "TOOLS/TOOLSNODRAW";
             warn("convert.bad-texdata-name",
                  fmt::format("texdata {} names string {}, which does not exist", i, sid));
             continue;
         }
-        const std::string_view name = l_.strings.names[static_cast<std::size_t>(sid)];
+        const std::string_view name = l_.texdata_strings.names[static_cast<std::size_t>(sid)];
         std::array<int, 3> cm{};
         cm[0] = INT32_MIN;
         materials_[i] = unpatch_material(name, opt_.map_name, &cm);

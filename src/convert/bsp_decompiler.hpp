@@ -10,25 +10,17 @@
 #include <vector>
 
 #include "levelkit/bsp/entities.hpp"
+#include "levelkit/bsp/flags.hpp"
 #include "levelkit/bsp/lumps.hpp"
+#include "levelkit/bsp/map.hpp"
 #include "levelkit/bsp/props.hpp"
 #include "levelkit/convert/bsp_scene.hpp"
 #include "levelkit/core/geometry.hpp"
 
 namespace lk::convert::detail {
 
-// Brush contents (dbrush_t::contents), Source SDK bspflags.h.
-namespace contents {
-inline constexpr std::int32_t solid = 0x1, window = 0x2, grate = 0x8, water = 0x20, blocklos = 0x40,
-                              opaque = 0x80, areaportal = 0x8000, playerclip = 0x10000,
-                              monsterclip = 0x20000, detail = 0x8000000, translucent = 0x10000000,
-                              ladder = 0x20000000;
-}
-// Surface flags (texinfo_t::flags).
-namespace surf {
-inline constexpr std::int32_t sky2d = 0x2, sky = 0x4, trigger = 0x40, nodraw = 0x80, hint = 0x100,
-                              skip = 0x200;
-}
+namespace contents = bsp::contents;
+namespace surf = bsp::surf;
 
 // A float from the map as the shortest decimal that reads back to it (0.1f gives 0.1, not
 // 0.100000001490116), so written numbers look like the ones the mapper typed. The double
@@ -39,40 +31,6 @@ Vec3 tidy(const Vec3& v);
 inline Vec3 tidy(const bsp::Vec3f& v) {
     return {tidy(v.x), tidy(v.y), tidy(v.z)};
 }
-
-// Every lump the decompiler reads; optional ones stay empty when they do not parse.
-struct Lumps {
-    bsp::EntityLump entities;
-    bsp::LumpView<bsp::dplane_t> planes;
-    bsp::LumpView<bsp::dvertex_t> vertexes;
-    bsp::LumpView<bsp::dedge_t> edges;
-    bsp::LumpView<std::int32_t> surfedges;
-    bsp::LumpView<bsp::dface_t> faces;
-    bsp::LumpView<bsp::dface_t> original_faces;
-    bsp::LumpView<bsp::dbrush_t> brushes;
-    bsp::LumpView<bsp::dbrushside_t> brushsides;
-    bsp::LumpView<bsp::dmodel_t> models;
-    bsp::LumpView<bsp::dnode_t> nodes;
-    bsp::LumpView<bsp::dleaf_t> leafs;
-    bsp::LumpView<std::uint32_t> leafbrushes;
-    bsp::LumpView<bsp::texinfo_t> texinfo;
-    bsp::LumpView<bsp::dtexdata_t> texdata;
-    bsp::TexdataStrings strings;
-    bsp::LumpView<bsp::ddispinfo_t> dispinfo;
-    bsp::LumpView<bsp::CDispVert> disp_verts;
-    bsp::LumpView<bsp::CDispTri> disp_tris;
-    bsp::LumpView<bsp::doverlay_t> overlays;
-    bsp::LumpView<bsp::dwateroverlay_t> water_overlays;
-    bsp::LumpView<bsp::doverlayfade_t> overlay_fades;
-    bsp::LumpView<bsp::dcubemapsample_t> cubemaps;
-    bsp::LumpView<bsp::dareaportal_t> areaportals;
-    bsp::LumpView<bsp::Vec3f> clipportalverts;
-    bsp::Occlusion occlusion;
-    bsp::LumpView<bsp::dworldlight_t> worldlights;
-    bsp::StaticProps static_props;
-    bsp::DetailProps detail_props;
-    bool multiblend = false;
-};
 
 inline constexpr std::uint32_t kSyntheticSide = 0xFFFFFFFFu;
 
@@ -166,7 +124,7 @@ public:
     Diagnostics& diags_;
     const BspToSceneOptions& opt_;
     BspToSceneReport& report_;
-    Lumps l_;
+    bsp::MapData l_;  // faces: the HDR faces when the map has only those
     Geometry g_;
     // Per texdata: the material name with vbsp's patches undone, and the cubemap a patched
     // name points at.
@@ -194,6 +152,7 @@ public:
     std::int64_t next_solid_id_ = 1;
     std::int64_t next_side_id_ = 1;
     std::size_t warnings_ = 0;
+    bool multiblend_ = false;  // the map has a displacement multiblend lump
 };
 
 }  // namespace lk::convert::detail

@@ -26,8 +26,8 @@ std::string vec(const Vec3& v) {
     return fmt::format("{} {} {}", num(v.x), num(v.y), num(v.z));
 }
 bool is_detail(std::int32_t c) {
-    using namespace contents;
-    return (c & detail) && !(c & (areaportal | playerclip | monsterclip | ladder));
+    return (c & contents::detail) && !(c & (contents::areaportal | contents::playerclip |
+                                            contents::monsterclip | contents::ladder));
 }
 
 // Share of `poly`'s area inside the convex volume bounded by `planes` grown by `slack`.
@@ -87,7 +87,7 @@ Result<scene::Scene> Decompiler::run() {
     report_.lost.detail_props = l_.detail_props.props.size();
     report_.lost.worldlights = l_.worldlights.size();
     report_.lost.visibility = bsp_.lump(bsp::LumpId::visibility).size() > 0;
-    report_.lost.displacement_multiblend = l_.multiblend ? l_.dispinfo.size() : 0;
+    report_.lost.displacement_multiblend = multiblend_ ? l_.dispinfo.size() : 0;
     if (report_.lost.water_overlays) {
         warn("convert.water-overlays",
              fmt::format("{} water overlays (info_overlay_transition) are not rebuilt",

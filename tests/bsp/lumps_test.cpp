@@ -417,3 +417,34 @@ TEST(BspMap, SetPakfileStoresTheArchiveInTheMap) {
     ASSERT_EQ(p->entries().size(), 1u);
     EXPECT_EQ(p->entries()[0].name(), "maps/x.txt");
 }
+
+TEST(BspMap, LenientParseSkipsAndNamesLumpsThatDoNotParse) {
+    // Overlays of 30 bytes are no whole record: strict parsing fails naming the lump, lenient
+    // parsing leaves the view empty, names the lump and warns.
+    Bsp b = map_with(20, LumpId::overlays, Bytes(30));
+    ByteWriter planes;
+    for (float f : {0.f, 0.f, 1.f, 64.f}) planes.f32(f);
+    planes.i32(2);
+    ASSERT_TRUE(b.set_lump(LumpId::planes, Blob::from_bytes(planes.take())));
+
+    auto strict = parse_map(b);
+    ASSERT_FALSE(strict);
+    EXPECT_EQ(strict.error().path.rfind("lump[45]", 0), 0u) << strict.error().to_string();
+
+    Diagnostics w;
+    ParseOptions opt;
+    opt.lenient = true;
+    auto lenient = parse_map(b, &w, opt);
+    ASSERT_TRUE(lenient) << lenient.error().to_string();
+    EXPECT_EQ(lenient->planes.size(), 1u);
+    EXPECT_TRUE(lenient->overlays.empty());
+    ASSERT_EQ(lenient->skipped.size(), 1u);
+    EXPECT_EQ(lenient->skipped[0].name, "overlays");
+    EXPECT_EQ(lenient->skipped[0].lump, index_of(LumpId::overlays));
+    EXPECT_EQ(lenient->skipped[0].error.code, "bsp.bad-lump-size");
+    EXPECT_NE(lenient->skipped_error(LumpId::overlays), nullptr);
+    EXPECT_EQ(lenient->skipped_error(LumpId::planes), nullptr);
+    ASSERT_EQ(w.size(), 1u);
+    EXPECT_EQ(w.items()[0].severity, Severity::warning);
+    EXPECT_EQ(w.items()[0].code, "bsp.lump-skipped");
+}
