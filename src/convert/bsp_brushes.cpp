@@ -242,26 +242,84 @@ std::optional<Aabb> Decompiler::closing_box(std::uint32_t b) {
     return box;
 }
 
+namespace {
+
+// Longest distance across `poly` perpendicular to its longest edge: how wide the polygon is.
+double polygon_width(std::span<const Vec3> poly) {
+    double longest = 0;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < poly.size(); ++i) {
+        const double len = distance(poly[i], poly[(i + 1) % poly.size()]);
+        if (len > longest) {
+            longest = len;
+            at = i;
+        }
+    }
+    if (longest <= 0) return 0;
+    const Vec3 a = poly[at], dir = (poly[(at + 1) % poly.size()] - a) / longest;
+    double width = 0;
+    for (const Vec3& p : poly) width = std::max(width, length(cross(p - a, dir)));
+    return width;
+}
+
+}  // namespace
+
+void Decompiler::lose_side(std::uint32_t brush, std::uint32_t side, std::string reason) {
+    g_.side_fate[side] = SideFate::lost;
+    BspToSceneReport::LostSide lost;
+    lost.brush = brush;
+    lost.brush_side = side;
+    lost.reason = std::move(reason);
+    lost_sides_.push_back(std::move(lost));
+}
+
 void Decompiler::build_geometry() {
     const std::size_t nb = l_.brushes.size();
     g_.brush_first.reserve(nb + 1);
     g_.bounds.reserve(nb);
     g_.side_visible.assign(l_.brushsides.size(), 0);
+    g_.side_fate.assign(l_.brushsides.size(), SideFate::unused);
     std::vector<std::optional<Plane>> planes;
     std::vector<std::uint32_t> index;
-    BrushPolygons polys;
+    BrushPolygons polys, without;
     std::size_t bad_refs = 0;
-    auto clip = [&] {
+    auto center_of = [](const std::vector<std::optional<Plane>>& pl) {
         Vec3 center;
-        for (const auto& p : planes) center += p->normal * p->dist;
-        if (!planes.empty()) center = center / static_cast<double>(planes.size());
-        build_brush_polygons(planes, center, polys);
+        std::size_t n = 0;
+        for (const auto& p : pl) {
+            if (!p) continue;
+            center += p->normal * p->dist;
+            ++n;
+        }
+        return n ? center / static_cast<double>(n) : center;
+    };
+    auto clip = [&] {
+        build_brush_polygons(planes, center_of(planes), polys);
         for (const BrushFaceProblem& p : polys.problems) {
             if (p.problem == BrushProblem::open) return false;
         }
         return true;
     };
+    // True when side i's plane cuts nothing off the solid the other sides bound: every corner
+    // of that solid lies behind it or within kTouch of it. vbsp appends such planes (axial
+    // planes at the brush bounds when it writes brushes, edge bevels) and Hammer never keeps
+    // a side without a face, so they are not sides of the source brush.
+    constexpr double kTouch = 0.01;
+    auto redundant = [&](std::size_t i) {
+        std::optional<Plane> keep = planes[i];
+        planes[i].reset();
+        build_brush_polygons(planes, center_of(planes), without);
+        planes[i] = keep;
+        for (const BrushFaceProblem& p : without.problems) {
+            if (p.problem == BrushProblem::open) return false;
+        }
+        for (const Vec3& p : without.points) {
+            if (keep->distance_to(p) > kTouch) return false;
+        }
+        return !without.points.empty();
+    };
     for (std::size_t b = 0; b < nb; ++b) {
+        const auto bi = static_cast<std::uint32_t>(b);
         g_.brush_first.push_back(static_cast<std::uint32_t>(g_.sides.size()));
         Aabb box;
         const bsp::dbrush_t& br = l_.brushes[b];
@@ -269,23 +327,33 @@ void Decompiler::build_geometry() {
         if (first < 0 || count < 0 ||
             static_cast<std::uint64_t>(first + count) > l_.brushsides.size()) {
             ++bad_refs;
+            bad_brush_sides_.push_back(bi);
             g_.bounds.push_back(box);
             continue;
         }
         planes.clear();
         index.clear();
         for (std::int64_t s = first; s < first + count; ++s) {
-            const bsp::dbrushside_t& side = l_.brushsides[static_cast<std::size_t>(s)];
-            if (side.bevel & 1) continue;
+            const auto si = static_cast<std::uint32_t>(s);
+            const bsp::dbrushside_t& side = l_.brushsides[si];
+            if (side.bevel & 1) {
+                g_.side_fate[si] = SideFate::bevel;
+                continue;
+            }
             if (side.planenum >= l_.planes.size()) {
                 ++bad_refs;
+                lose_side(bi, si,
+                          fmt::format("its plane {} is outside the plane lump", side.planenum));
                 continue;
             }
             const bsp::dplane_t& p = l_.planes[side.planenum];
             const Vec3 n = normalize(p.normal.to_vec3());
-            if (n == Vec3{}) continue;
+            if (n == Vec3{} || !std::isfinite(p.dist)) {
+                lose_side(bi, si, fmt::format("its plane {} has no direction", side.planenum));
+                continue;
+            }
             planes.push_back(Plane{n, p.dist});
-            index.push_back(static_cast<std::uint32_t>(s));
+            index.push_back(si);
         }
         // A plane used twice in one brush is a placeholder (Dota 2's Source 1 compiler zeroes
         // the plane of sides it dropped); none of its copies is the real side.
@@ -302,13 +370,17 @@ void Decompiler::build_geometry() {
         if (damaged) {
             for (std::size_t i = index.size(); i-- > 0;) {
                 if (planes[i]) continue;
+                lose_side(bi, index[i],
+                          fmt::format("its plane {} is repeated by another side of the brush (a "
+                                      "placeholder for a side the compiler dropped)",
+                                      l_.brushsides[index[i]].planenum));
                 planes.erase(planes.begin() + static_cast<std::ptrdiff_t>(i));
                 index.erase(index.begin() + static_cast<std::ptrdiff_t>(i));
             }
         }
         if (!clip() || damaged) {
             // Sides are missing: close the brush with the box its leaves fill.
-            if (auto cb = closing_box(static_cast<std::uint32_t>(b))) {
+            if (auto cb = closing_box(bi)) {
                 for (int k = 0; k < 3; ++k) {
                     Vec3 n;
                     n[k] = 1;
@@ -321,14 +393,45 @@ void Decompiler::build_geometry() {
                 ++report_.recovered.closed_brushes;
             }
         }
+        // Sides that add nothing to the solid go first (they would leave slivers below).
+        bool dropped = false;
+        for (std::size_t i = 0; i < polys.face_count(); ++i) {
+            if (index[i] == kSyntheticSide) continue;
+            const auto face = polys.face(i);
+            if (face.size() >= 3 && polygon_width(face) >= kTouch) continue;
+            if (!redundant(i)) continue;
+            g_.side_fate[index[i]] = SideFate::redundant;
+            planes[i].reset();
+            dropped = true;
+        }
+        if (dropped) {
+            for (std::size_t i = index.size(); i-- > 0;) {
+                if (planes[i]) continue;
+                planes.erase(planes.begin() + static_cast<std::ptrdiff_t>(i));
+                index.erase(index.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+            clip();
+        }
         for (std::size_t i = 0; i < polys.face_count(); ++i) {
             const auto face = polys.face(i);
-            if (face.size() < 3 || winding_area(face) < 1e-6) continue;
+            const bool synthetic = index[i] == kSyntheticSide;
+            if (face.size() < 3 || winding_area(face) < 1e-6) {
+                if (!synthetic) lose_side(bi, index[i], "its plane leaves no face on the brush");
+                continue;
+            }
             bool huge = false;
             for (const Vec3& p : face) {
                 huge |= std::abs(p.x) > kHuge || std::abs(p.y) > kHuge || std::abs(p.z) > kHuge;
             }
-            if (huge) continue;
+            if (huge) {
+                if (!synthetic) {
+                    lose_side(bi, index[i],
+                              "the brush is open (sides are missing) and this side's face has "
+                              "no bounds");
+                }
+                continue;
+            }
+            if (!synthetic) g_.side_fate[index[i]] = SideFate::kept;
             SideGeo sg;
             sg.brushside = index[i];
             sg.plane = *planes[i];
@@ -536,14 +639,12 @@ bool Decompiler::finish_brush(scene::Brush& brush, std::uint32_t source, bool re
         if (kept) {
             for (std::size_t i = 0; i < drop.size(); ++i) (*kept)[i] = !drop[i];
         }
-        if (check()) {
-            report_.lost.dropped_sides += dropped;
-            return true;
-        }
+        if (check()) return true;
     }
     if (report_invalid) {
         ++report_.lost.invalid_brushes;
         const BrushFaceProblem& p = polys.problems.front();
+        invalid_reason_ = fmt::format("the brush forms no valid solid ({})", to_string(p.problem));
         warn("convert.invalid-brush",
              fmt::format("brush {} forms no valid solid ({}) and is left out", source,
                          to_string(p.problem)));
@@ -590,14 +691,28 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
         centers.push_back(winding_center(world));
     }
     std::vector<std::uint8_t> kept;
-    if (!finish_brush(out, b, true, &kept)) return std::nullopt;
+    if (!finish_brush(out, b, true, &kept)) {
+        for (const std::uint32_t si : source) {
+            if (si != kSyntheticSide) lose_side(b, si, invalid_reason_);
+        }
+        return std::nullopt;
+    }
     out.id = next_solid_id_++;
+    brush_solid_id_[b] = out.id;
     std::size_t k = 0;
     for (std::size_t i = 0; i < kept.size(); ++i) {
-        if (!kept[i]) continue;
+        if (!kept[i]) {
+            if (source[i] != kSyntheticSide) {
+                lose_side(b, source[i],
+                          "it touches the brush only at an edge or corner once its plane is "
+                          "written as three points");
+            }
+            continue;
+        }
         scene::BrushSide& s = out.sides[k++];
         s.id = next_side_id_++;
         if (source[i] == kSyntheticSide) continue;
+        ++report_.recovered.lump_sides;
         side_id_[source[i]] = s.id;
         const std::int32_t ti = l_.brushsides[source[i]].texinfo;
         const std::int32_t td = ti >= 0 && static_cast<std::size_t>(ti) < l_.texinfo.size()
@@ -669,8 +784,10 @@ void Decompiler::add_displacements(std::vector<scene::Brush>& out) {
         const bsp::ddispinfo_t& d = l_.dispinfo[i];
         const std::size_t f = d.m_iMapFace;
         const auto skip = [&](std::string_view why) {
-            warn("convert.bad-displacement",
-                 fmt::format("displacement {} is left out: {}", i, why));
+            BspToSceneReport::LostSide lost;
+            lost.dispinfo = static_cast<std::int64_t>(i);
+            lost.reason = fmt::format("the displacement is left out: {}", why);
+            lost_sides_.push_back(std::move(lost));
         };
         if (f >= l_.faces.size() || !face_polygon(l_.faces, f, poly)) {
             skip("its face is missing");

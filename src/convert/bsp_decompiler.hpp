@@ -43,6 +43,15 @@ struct SideGeo {
     std::uint32_t first = 0, count = 0;  // polygon corners in Geometry::points
 };
 
+// What became of a brush side lump entry.
+enum class SideFate : std::uint8_t {
+    unused,     // not part of any brush
+    kept,       // rebuilt as a side
+    bevel,      // flagged as a bevel by the compiler
+    redundant,  // its plane only touches the solid (a compiler-added plane without the flag)
+    lost,       // a real side that could not be rebuilt (in lost_sides_)
+};
+
 // Model-space geometry of every brush in the lump.
 struct Geometry {
     std::vector<Vec3> points;
@@ -50,6 +59,7 @@ struct Geometry {
     std::vector<std::uint32_t> brush_first;  // brush b's sides: [brush_first[b], brush_first[b+1])
     std::vector<Aabb> bounds;                // per brush, model space
     std::vector<std::uint8_t> side_visible;  // per brush side lump entry: a face shows it
+    std::vector<SideFate> side_fate;         // per brush side lump entry
     // Faces lump index -> brush side lump indices the face lies on.
     std::vector<std::vector<std::uint32_t>> face_sides;
 
@@ -116,6 +126,10 @@ private:
     void overlays(scene::Scene& s);
     void cubemaps(scene::Scene& s);
     void warn(std::string code, std::string message);
+    // Records that real side `side` of brush `brush` cannot be rebuilt.
+    void lose_side(std::uint32_t brush, std::uint32_t side, std::string reason);
+    // Brushes nothing wrote, then one error per lost side (the report lists them all).
+    void report_losses();
     std::vector<Plane> brush_planes(std::uint32_t b) const;  // model space, usable sides
     static double tidy_distance(double v);
 
@@ -149,6 +163,10 @@ public:
     // Overlay id -> targetname and hammerid, from info_overlay_accessor entities.
     std::map<std::int64_t, std::pair<std::string, std::int64_t>> overlay_names_;
     std::vector<std::pair<std::size_t, Aabb>> ladders_;  // func_ladder entity index, its box
+    std::vector<BspToSceneReport::LostSide> lost_sides_;
+    std::vector<std::uint32_t> bad_brush_sides_;  // brushes whose side range is outside the lump
+    std::vector<std::int64_t> brush_solid_id_;    // per brush: the solid written for it, or 0
+    std::string invalid_reason_;                  // why finish_brush last rejected a brush
     std::int64_t next_solid_id_ = 1;
     std::int64_t next_side_id_ = 1;
     std::size_t warnings_ = 0;

@@ -74,6 +74,7 @@ Result<scene::Scene> Decompiler::run() {
     match_faces();
     side_id_.assign(l_.brushsides.size(), 0);
     disp_side_id_.assign(l_.dispinfo.size(), 0);
+    brush_solid_id_.assign(l_.brushes.size(), 0);
     scene::Scene s;
     s.source_format = "bsp";
     if (l_.entities.separator() != bsp::OutputSeparator::none)
@@ -93,9 +94,75 @@ Result<scene::Scene> Decompiler::run() {
              fmt::format("{} water overlays (info_overlay_transition) are not rebuilt",
                          report_.lost.water_overlays));
     }
+    report_losses();
     report_.recovered.world_brushes = s.world.brushes.size() - report_.recovered.displacements -
                                       (opt_.faces_mode ? report_.recovered.face_brushes : 0);
     return s;
+}
+
+void Decompiler::report_losses() {
+    for (const std::uint32_t b : bad_brush_sides_) {
+        const bsp::dbrush_t& br = l_.brushes[b];
+        BspToSceneReport::LostSide lost;
+        lost.brush = b;
+        lost.reason = fmt::format("its sides [{}, {}+{}) lie outside the brush side lump",
+                                  br.firstside, br.firstside, br.numsides);
+        lost_sides_.push_back(std::move(lost));
+    }
+    if (!opt_.faces_mode) {
+        // Sides of brushes no entity took (a model no entity names).
+        for (std::uint32_t b = 0; b < l_.brushes.size(); ++b) {
+            if (brush_solid_id_[b]) continue;
+            for (std::uint32_t i = g_.brush_first[b]; i < g_.brush_first[b + 1]; ++i) {
+                const std::uint32_t si = g_.sides[i].brushside;
+                if (si == kSyntheticSide || g_.side_fate[si] != SideFate::kept) continue;
+                lose_side(b, si,
+                          brush_model_[b] > 0
+                              ? fmt::format("its model *{} belongs to no entity", brush_model_[b])
+                              : std::string("no entity took the brush"));
+            }
+        }
+    }
+    for (std::uint32_t b = 0; b < l_.brushes.size(); ++b) {
+        const bsp::dbrush_t& br = l_.brushes[b];
+        if (br.firstside < 0 || br.numsides < 0 ||
+            std::uint64_t(br.firstside) + std::uint64_t(br.numsides) > l_.brushsides.size())
+            continue;
+        for (std::int64_t si = br.firstside; si < std::int64_t{br.firstside} + br.numsides; ++si) {
+            const SideFate f = g_.side_fate[static_cast<std::size_t>(si)];
+            report_.skipped.bevel_sides += f == SideFate::bevel;
+            report_.skipped.redundant_sides += f == SideFate::redundant;
+        }
+    }
+    // One error per lost side: a real part of the source map is missing from the output.
+    constexpr std::size_t kMaxErrors = 100;
+    for (std::size_t i = 0; i < lost_sides_.size(); ++i) {
+        BspToSceneReport::LostSide& lost = lost_sides_[i];
+        if (lost.brush >= 0) lost.solid_id = brush_solid_id_[static_cast<std::size_t>(lost.brush)];
+        if (i == kMaxErrors) {
+            diags_.add(
+                Diagnostic::error("convert.side-lost",
+                                  fmt::format("{} more sides are lost (the report lists them all)",
+                                              lost_sides_.size() - kMaxErrors)));
+        }
+        if (i >= kMaxErrors) continue;
+        std::string where, path;
+        if (lost.dispinfo >= 0) {
+            where = fmt::format("displacement {}", lost.dispinfo);
+            path = fmt::format("lump[26]/record[{}]", lost.dispinfo);
+        } else {
+            where = lost.solid_id ? fmt::format("brush {} (solid {})", lost.brush, lost.solid_id)
+                                  : fmt::format("brush {}", lost.brush);
+            if (lost.brush_side >= 0) where += fmt::format(", brush side {}", lost.brush_side);
+            path = lost.brush_side >= 0 ? fmt::format("lump[19]/record[{}]", lost.brush_side)
+                                        : fmt::format("lump[18]/record[{}]", lost.brush);
+        }
+        diags_.add(Diagnostic::error("convert.side-lost",
+                                     fmt::format("{}: a side is lost: {}", where, lost.reason))
+                       .with_path(std::move(path)));
+    }
+    report_.lost.dropped_sides = lost_sides_.size();
+    report_.lost_sides = lost_sides_;
 }
 
 void Decompiler::entities(scene::Scene& s) {

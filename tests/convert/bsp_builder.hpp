@@ -121,6 +121,25 @@ public:
         return std::int32_t(brushes.size() - 1);
     }
 
+    // A brush from outward planes (unit normal, distance), all sides textured with `tex`;
+    // `bevel[i]` sets side i's bevel flag.
+    std::int32_t brush(std::int32_t contents, const std::vector<std::pair<Vec3, double>>& p,
+                       std::int32_t tex, const std::vector<bool>& bevel = {}) {
+        bsp::dbrush_t b;
+        b.firstside = std::int32_t(sides.size());
+        b.contents = contents;
+        for (std::size_t k = 0; k < p.size(); ++k) {
+            bsp::dbrushside_t s;
+            s.planenum = plane(p[k].first, p[k].second);
+            s.texinfo = tex;
+            s.bevel = k < bevel.size() && bevel[k];
+            sides.push_back(s);
+        }
+        b.numsides = std::int32_t(p.size());
+        brushes.push_back(b);
+        return std::int32_t(brushes.size() - 1);
+    }
+
     // The polygon of side `k` of brush `b`, wound as vbsp winds faces.
     Winding polygon(std::int32_t b, int k) const {
         std::vector<std::optional<Plane>> pl;
@@ -180,7 +199,11 @@ public:
         solid.firstleafbrush = std::uint32_t(leafbrushes.size());
         for (std::int32_t b : brush_list) {
             leafbrushes.push_back(std::uint32_t(b));
-            for (int k = 0; k < 6; ++k) {
+            const bsp::dbrush_t& br = brushes[std::size_t(b)];
+            int real = 0;
+            for (int k = 0; k < br.numsides; ++k)
+                real += !sides[std::size_t(br.firstside + k)].bevel;
+            for (int k = 0; k < real; ++k) {
                 for (const Vec3& p : polygon(b, k)) box.add(p);
             }
         }

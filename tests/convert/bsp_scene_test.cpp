@@ -452,11 +452,85 @@ TEST(BspScene, DamagedBrushesAreClosedOrReported) {
     bool warned = false;
     for (const Diagnostic& d : r.diags.items()) warned |= d.code == "convert.invalid-brush";
     EXPECT_TRUE(warned);
+    // Every real side that did not make it is listed with its brush and is an error: the flat
+    // brush's six, the bad brush's side whose plane is outside the plane lump.
+    std::size_t flat_lost = 0, bad_plane_lost = 0;
+    for (const auto& l : r.report.lost_sides) {
+        EXPECT_GE(l.brush, 0);
+        EXPECT_GE(l.brush_side, 0);
+        EXPECT_FALSE(l.reason.empty());
+        flat_lost += l.brush == flat;
+        bad_plane_lost += l.brush == std::int64_t(f.b.brushes.size()) - 1 &&
+                          l.reason.find("outside the plane lump") != std::string::npos;
+    }
+    EXPECT_EQ(flat_lost, 6u);
+    EXPECT_EQ(bad_plane_lost, 1u);
+    EXPECT_EQ(r.report.lost.dropped_sides, r.report.lost_sides.size());
+    std::size_t errors = 0;
+    for (const Diagnostic& d : r.diags.items()) {
+        if (d.code != "convert.side-lost") continue;
+        ++errors;
+        EXPECT_EQ(d.severity, Severity::error);
+        EXPECT_EQ(d.path.rfind("lump[19]/record[", 0), 0u) << d.path;
+        EXPECT_NE(d.message.find("brush "), std::string::npos);
+    }
+    EXPECT_EQ(errors, r.report.lost_sides.size());
     // Whatever is written is a valid solid.
     const vmf::Map m = convert::scene_to_vmf(r.scene, r.diags);
     Diagnostics v;
     vmf::validate(m, v);
     EXPECT_FALSE(v.has_errors());
+}
+
+TEST(BspScene, PlanesThatOnlyTouchTheSolidAreNotSides) {
+    // A wedge in a trigger: its sloped side runs from the top at x = 0 down to the floor at
+    // x = 64. vbsp writes axial planes at the brush bounds without the bevel flag when the
+    // bevels it made first no longer match (entity brushes moved by their origin): +z at the
+    // top edge and +x at the bottom edge touch the wedge along an edge only.
+    BspBuilder b;
+    const auto mat = b.material("TOOLS/TOOLSTRIGGER", 64, 64);
+    const auto ti = b.tex(mat, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25, kTrigger);
+    const double r = std::sqrt(0.5);
+    const auto wedge = b.brush(kSolid,
+                               {{{-1, 0, 0}, 0},
+                                {{0, -1, 0}, 0},
+                                {{0, 1, 0}, 64},
+                                {{0, 0, -1}, 0},
+                                {{r, 0, r}, 64 * r},
+                                {{0, 0, 1}, 64},
+                                {{1, 0, 0}, 64},
+                                {{1, 0, 0}, 64.0001}},
+                               ti, {false, false, false, false, false, false, false, true});
+    b.entities += "{\n\"classname\" \"trigger_multiple\"\n\"model\" \"*1\"\n}\n";
+    b.model({}, 0);
+    b.model({wedge}, 0);
+    Decompiled d = decompile(b);
+    const scene::Entity* trig = find(d.scene, "trigger_multiple");
+    ASSERT_NE(trig, nullptr);
+    ASSERT_EQ(trig->brushes.size(), 1u);
+    EXPECT_EQ(trig->brushes[0].sides.size(), 5u);
+    EXPECT_EQ(side_facing(trig->brushes[0], {0, 0, 1}), nullptr);
+    EXPECT_EQ(side_facing(trig->brushes[0], {1, 0, 0}), nullptr);
+    EXPECT_EQ(d.report.skipped.redundant_sides, 2u);
+    EXPECT_EQ(d.report.skipped.bevel_sides, 1u);
+    EXPECT_TRUE(d.report.lost_sides.empty());
+    EXPECT_FALSE(d.diags.has_errors());
+}
+
+TEST(BspScene, BrushesOfAModelNoEntityNamesAreReportedLost) {
+    Floor f;
+    const auto extra = f.b.box({0, 0, 64}, {16, 16, 80}, kSolid,
+                               {f.brick, f.brick, f.brick, f.brick, f.brick, f.brick});
+    f.b.model({f.brush}, 0);
+    f.b.model({extra}, 0);  // *1, which no entity names
+    Decompiled r = decompile(f.b);
+    ASSERT_EQ(r.report.lost_sides.size(), 6u);
+    for (const auto& l : r.report.lost_sides) {
+        EXPECT_EQ(l.brush, extra);
+        EXPECT_EQ(l.solid_id, 0);
+        EXPECT_NE(l.reason.find("*1"), std::string::npos) << l.reason;
+    }
+    EXPECT_EQ(r.diags.count(Severity::error), 6u);
 }
 
 TEST(BspScene, ConverterReportsPerKind) {

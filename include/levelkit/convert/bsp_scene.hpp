@@ -55,10 +55,12 @@ struct BspToSceneReport {
         std::size_t world_brushes = 0, detail_brushes = 0, func_detail = 0, entity_brushes = 0,
                     areaportal_brushes = 0, occluder_brushes = 0, ladder_brushes = 0,
                     closed_brushes = 0,  // sides missing from the lump, closed by leaf bounds
-            displacements = 0, face_brushes = 0, sides = 0, visible_sides = 0, tool_sides = 0,
-                    unpatched_materials = 0, entities = 0, brush_entities = 0, outputs = 0,
-                    static_props = 0, lighting_origins = 0, overlays = 0, cubemaps = 0,
-                    cubemap_sides = 0, areaportals = 0, occluders = 0, ladders = 0;
+            displacements = 0, face_brushes = 0, sides = 0,
+                    lump_sides = 0,  // sides written that are brush side lump entries
+            visible_sides = 0, tool_sides = 0, unpatched_materials = 0, entities = 0,
+                    brush_entities = 0, outputs = 0, static_props = 0, lighting_origins = 0,
+                    overlays = 0, cubemaps = 0, cubemap_sides = 0, areaportals = 0, occluders = 0,
+                    ladders = 0;
     } recovered;
     struct Lost {
         std::size_t invalid_brushes = 0, dropped_sides = 0, unowned_brushes = 0,
@@ -68,6 +70,22 @@ struct BspToSceneReport {
                     displacement_multiblend = 0, cubemap_sides = 0;
         bool visibility = false;  // PVS/PAS and func_viscluster are compile results
     } lost;
+    // Sides of the brush lump that are not sides of the source brushes and are left out: those
+    // flagged as bevels, and planes that only touch the solid at an edge or corner (vbsp adds
+    // axial planes at a brush's bounds without the flag).
+    struct Skipped {
+        std::size_t bevel_sides = 0, redundant_sides = 0;
+    } skipped;
+    // Every real side that could not be rebuilt (lost.dropped_sides counts them); each is also
+    // an error diagnostic (up to a limit).
+    struct LostSide {
+        std::int64_t brush = -1;       // brush lump index; -1 for a displacement
+        std::int64_t brush_side = -1;  // brush side lump index, -1 if unknown
+        std::int64_t dispinfo = -1;    // displacement index, -1 for brush sides
+        std::int64_t solid_id = 0;     // the written solid the side belonged to; 0 if none
+        std::string reason;
+    };
+    std::vector<LostSide> lost_sides;
     // Lumps that could not be read (their contents are skipped, named here).
     std::vector<std::string> unreadable_lumps;
 };
