@@ -108,6 +108,31 @@ std::pair<Vec3, Vec3> world_axes(const Vec3& n) {
     return {{1, 0, 0}, {0, 0, -1}};
 }
 
+// Hammer's face-aligned axes: v runs down the face (world -y on level faces), u = n x v, so
+// the texture reads unmirrored from the front; world alignment mirrors it on faces looking
+// along -x, +y and -z.
+std::pair<Vec3, Vec3> face_axes(const Vec3& n) {
+    Vec3 v = Vec3{0, 0, -1} - n * -n.z;
+    if (length(v) < 1e-3) v = Vec3{0, -1, 0} - n * -n.y;
+    v = normalize(v);
+    return {normalize(cross(n, v)), v};
+}
+
+Alignment alignment_of(const SideTexture& t, const Vec3& n) {
+    const Vec3 u = normalize(t.u.axis * (t.u.scale < 0 ? -1.0 : 1.0));
+    const Vec3 v = normalize(t.v.axis * (t.v.scale < 0 ? -1.0 : 1.0));
+    const auto [wu, wv] = world_axes(n);
+    const auto [fu, fv] = face_axes(n);
+    const bool w = near(u, wu, 1e-3) && near(v, wv, 1e-3);
+    const bool f = near(u, fu, 1e-3) && near(v, fv, 1e-3);
+    return w && f ? Alignment::both : w ? Alignment::world : f ? Alignment::face : Alignment::other;
+}
+
+std::uint64_t texdata_flags_key(std::int32_t texdata, std::int32_t flags) {
+    return (std::uint64_t{static_cast<std::uint32_t>(texdata)} << 32) |
+           static_cast<std::uint32_t>(flags);
+}
+
 constexpr double kHuge = 1 << 20;  // polygons reaching this far belong to an open brush
 
 std::uint64_t side_key(std::uint32_t planenum, std::int32_t texinfo) {
@@ -525,6 +550,7 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
     double width = 0, height = 0;
     if (info.texdata >= 0 && static_cast<std::size_t>(info.texdata) < materials_.size()) {
         t.material = materials_[static_cast<std::size_t>(info.texdata)];
+        t.texdata = info.texdata;
         width = l_.texdata[static_cast<std::size_t>(info.texdata)].width;
         height = l_.texdata[static_cast<std::size_t>(info.texdata)].height;
     } else {
@@ -555,6 +581,157 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
         2;
     if (ls > 1e-3 && std::isfinite(ls)) t.lightmap_scale = std::max(1.0, std::round(1 / ls));
     return t;
+}
+
+void Decompiler::study_textures() {
+    const std::size_t nt = l_.texinfo.size();
+    texinfo_on_face_.assign(nt, 0);
+    for (const bsp::dface_t& f : l_.faces) {
+        if (f.texinfo >= 0 && static_cast<std::size_t>(f.texinfo) < nt)
+            texinfo_on_face_[static_cast<std::size_t>(f.texinfo)] = 1;
+    }
+    for (std::size_t i = 0; i < nt; ++i) {
+        if (!texinfo_on_face_[i]) continue;
+        const bsp::texinfo_t& t = l_.texinfo[i];
+        first_on_face_.emplace(texdata_flags_key(t.texdata, t.flags), static_cast<std::int32_t>(i));
+        texinfos_on_face_[t.texdata].push_back(static_cast<std::int32_t>(i));
+    }
+    // The alignment Hammer gave new faces, from sides whose texture is certainly theirs; sides
+    // no one looks at keep it best (visible ones get re-aligned).
+    std::size_t votes[2][2] = {};  // [hidden, visible][world, face]
+    for (const SideGeo& sg : g_.sides) {
+        if (sg.brushside == kSyntheticSide) continue;
+        const std::int32_t ti = l_.brushsides[sg.brushside].texinfo;
+        if (ti < 0 || static_cast<std::size_t>(ti) >= nt) continue;
+        if (l_.texinfo[static_cast<std::size_t>(ti)].flags & surf::nodraw) continue;
+        const bool visible = g_.side_visible[sg.brushside] != 0;
+        if (!visible && !own_texinfo(ti, sg.plane.normal)) continue;
+        const Alignment a = alignment_of(texture(ti, sg.plane.normal, {}), sg.plane.normal);
+        if (a == Alignment::world || a == Alignment::face) ++votes[visible][a == Alignment::face];
+    }
+    const auto& v = votes[0][0] + votes[0][1] ? votes[0] : votes[1];
+    face_aligned_ = v[1] > v[0];
+}
+
+bool Decompiler::own_texinfo(std::int32_t ti, const Vec3& n) const {
+    if (ti < 0 || static_cast<std::size_t>(ti) >= l_.texinfo.size()) return false;
+    const bsp::texinfo_t& t = l_.texinfo[static_cast<std::size_t>(ti)];
+    const auto& tv = t.textureVecsTexelsPerWorldUnits;
+    const Vec3 u = normalize(Vec3{tv[0][0], tv[0][1], tv[0][2]});
+    const Vec3 v = normalize(Vec3{tv[1][0], tv[1][1], tv[1][2]});
+    // Axes that do not span the face cannot have been made for it.
+    if (std::abs(dot(n, normalize(cross(u, v)))) < 0.02) return false;
+    // vbsp only re-points a side at a texinfo faces use, and at the lowest such texinfo with
+    // the side's flags and surface properties; one with a lower sibling of the same material
+    // and flags (so the same properties) on a face was never picked.
+    if (!texinfo_on_face_[static_cast<std::size_t>(ti)]) return true;
+    const auto it = first_on_face_.find(texdata_flags_key(t.texdata, t.flags));
+    return it != first_on_face_.end() && it->second < ti;
+}
+
+bool Decompiler::on_a_face(std::int32_t texdata, std::int32_t flags, const SideTexture& t,
+                           const Vec3& origin) const {
+    const auto it = texinfos_on_face_.find(texdata);
+    if (it == texinfos_on_face_.end()) return false;
+    for (const std::int32_t ti : it->second) {
+        const bsp::texinfo_t& info = l_.texinfo[static_cast<std::size_t>(ti)];
+        if (info.flags != flags) continue;
+        bool same = true;
+        for (int k = 0; k < 2 && same; ++k) {
+            const scene::TextureAxis& a = k == 0 ? t.u : t.v;
+            const auto& tv = info.textureVecsTexelsPerWorldUnits[k];
+            const Vec3 vec = a.axis / a.scale;
+            same = near(Vec3{tv[0], tv[1], tv[2]}, vec, 1e-3 * std::max(1.0, length(vec))) &&
+                   std::abs(double(tv[3]) - (a.shift + dot(origin, vec))) < 0.01;
+        }
+        if (same) return true;
+    }
+    return false;
+}
+
+void Decompiler::rebuild_texture(std::size_t i, std::span<const Vec3> normals,
+                                 std::span<SideTexture> textures,
+                                 std::span<const std::uint8_t> trusted,
+                                 std::span<const std::uint8_t> visible, std::int32_t ti,
+                                 const Vec3& origin) const {
+    SideTexture& t = textures[i];
+    const Vec3& n = normals[i];
+    const bsp::texinfo_t* info = ti >= 0 && static_cast<std::size_t>(ti) < l_.texinfo.size()
+                                     ? &l_.texinfo[static_cast<std::size_t>(ti)]
+                                     : nullptr;
+    // Material: the one the brush shows elsewhere, if vbsp could have re-pointed a side of it
+    // at this texinfo (the same flags, and no texinfo of that material with those flags on a
+    // face before this one).
+    if (info) {
+        std::int32_t best = -1;
+        std::size_t best_count = 0;
+        for (std::size_t j = 0; j < textures.size(); ++j) {
+            if (!visible[j] || textures[j].texdata < 0 || textures[j].texdata == t.texdata)
+                continue;
+            const auto it =
+                first_on_face_.find(texdata_flags_key(textures[j].texdata, info->flags));
+            if (it == first_on_face_.end() || it->second < ti) continue;
+            std::size_t count = 0;
+            for (std::size_t k = 0; k < textures.size(); ++k)
+                count += visible[k] && textures[k].texdata == textures[j].texdata;
+            if (count > best_count) {
+                best_count = count;
+                best = textures[j].texdata;
+            }
+        }
+        if (best >= 0) {
+            t.texdata = best;
+            t.material = materials_[static_cast<std::size_t>(best)];
+        }
+    }
+    // Axes: the texinfo's own while they span the face (texture() has put defaults in place of
+    // ones that do not).
+    if (info) {
+        const auto& tv = info->textureVecsTexelsPerWorldUnits;
+        if (std::abs(dot(n, normalize(cross(Vec3{tv[0][0], tv[0][1], tv[0][2]},
+                                            Vec3{tv[1][0], tv[1][1], tv[1][2]})))) >= 0.02)
+            return;
+    }
+    // Otherwise Hammer's default alignment, unshifted, with the scale of a sibling of the same
+    // material textured along the same axis (shifts are per-face work; scales follow the
+    // material across a brush). A texture whose texinfo a face uses would have kept the side
+    // its own texinfo, so an alignment giving one is ruled out.
+    auto rebuild = [&](SideTexture& out, const std::pair<Vec3, Vec3>& dirs) {
+        for (int k = 0; k < 2; ++k) {
+            scene::TextureAxis& axis = k == 0 ? out.u : out.v;
+            const Vec3& dir = k == 0 ? dirs.first : dirs.second;
+            axis.axis = dir;
+            axis.shift = 0;
+            axis.scale = 0.25;
+            bool found = false;
+            for (std::size_t j = 0; j < textures.size() && !found; ++j) {
+                if (j == i || !trusted[j] || textures[j].texdata != out.texdata) continue;
+                for (const scene::TextureAxis* a : {&textures[j].u, &textures[j].v}) {
+                    const Vec3 d = normalize(a->axis);
+                    const double c = dot(d, dir);
+                    if (std::abs(std::abs(c) - 1) > 1e-3) continue;
+                    axis.scale = a->scale;
+                    found = true;
+                    break;
+                }
+            }
+            if (found) continue;
+            // No sibling along it: the usual scale of the material on this brush.
+            for (std::size_t j = 0; j < textures.size(); ++j) {
+                if (j == i || !trusted[j] || textures[j].texdata != out.texdata) continue;
+                axis.scale = k == 0 ? textures[j].u.scale : textures[j].v.scale;
+                break;
+            }
+        }
+    };
+    SideTexture world = t, face = t;
+    rebuild(world, world_axes(n));
+    rebuild(face, face_axes(n));
+    const std::int32_t flags = info ? info->flags : 0;
+    const bool world_ruled_out = on_a_face(t.texdata, flags, world, origin);
+    const bool face_ruled_out = on_a_face(t.texdata, flags, face, origin);
+    const bool use_face = world_ruled_out != face_ruled_out ? world_ruled_out : face_aligned_;
+    t = use_face ? face : world;
 }
 
 std::optional<std::string> Decompiler::tool_material(std::int32_t c, std::int32_t flags) const {
@@ -659,7 +836,32 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
     scene::Brush out;
     std::vector<std::uint32_t> source;  // brush side lump index per scene side
     std::vector<Vec3> centers;
+    std::vector<std::int32_t> texdatas;  // per scene side: the texdata its material came from
     thread_local Winding world;
+    // Textures first: sides without a face may take theirs from the brush's other sides.
+    thread_local std::vector<SideTexture> textures;
+    thread_local std::vector<Vec3> normals;
+    thread_local std::vector<std::uint8_t> trusted, shown;
+    textures.clear();
+    normals.clear();
+    trusted.clear();
+    shown.clear();
+    for (std::uint32_t i = first; i < last; ++i) {
+        const SideGeo& sg = g_.sides[i];
+        const bool real = sg.brushside != kSyntheticSide;
+        const std::int32_t ti = real ? l_.brushsides[sg.brushside].texinfo : -1;
+        const bool visible = real && g_.side_visible[sg.brushside] != 0;
+        textures.push_back(texture(ti, sg.plane.normal, origin));
+        normals.push_back(sg.plane.normal);
+        shown.push_back(visible);
+        trusted.push_back(visible || (real && own_texinfo(ti, sg.plane.normal)));
+    }
+    for (std::uint32_t i = first; i < last; ++i) {
+        const SideGeo& sg = g_.sides[i];
+        if (trusted[i - first] || sg.brushside == kSyntheticSide) continue;
+        rebuild_texture(i - first, normals, textures, trusted, shown,
+                        l_.brushsides[sg.brushside].texinfo, origin);
+    }
     for (std::uint32_t i = first; i < last; ++i) {
         const SideGeo& sg = g_.sides[i];
         const bool real = sg.brushside != kSyntheticSide;
@@ -669,8 +871,8 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
         scene::BrushSide side;
         side.plane = {sg.plane.normal, sg.plane.dist + dot(sg.plane.normal, origin)};
         side.points = plane_points(world, side.plane);
-        SideTexture t = texture(ti, sg.plane.normal, origin);
-        const bool visible = real && g_.side_visible[sg.brushside] != 0;
+        SideTexture t = textures[i - first];
+        const bool visible = shown[i - first] != 0;
         if (occluder) {
             t.material = (*occluder)[i - first] ? "TOOLS/TOOLSOCCLUDER" : "TOOLS/TOOLSNODRAW";
         } else if (!visible) {
@@ -688,6 +890,7 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
         side.lightmap_scale = t.lightmap_scale;
         out.sides.push_back(std::move(side));
         source.push_back(sg.brushside);
+        texdatas.push_back(t.texdata);
         centers.push_back(winding_center(world));
     }
     std::vector<std::uint8_t> kept;
@@ -714,11 +917,7 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
         if (source[i] == kSyntheticSide) continue;
         ++report_.recovered.lump_sides;
         side_id_[source[i]] = s.id;
-        const std::int32_t ti = l_.brushsides[source[i]].texinfo;
-        const std::int32_t td = ti >= 0 && static_cast<std::size_t>(ti) < l_.texinfo.size()
-                                    ? l_.texinfo[static_cast<std::size_t>(ti)].texdata
-                                    : -1;
-        written_sides_.push_back({s.id, td, centers[i], s.plane.normal});
+        written_sides_.push_back({s.id, texdatas[i], centers[i], s.plane.normal});
         report_.recovered.visible_sides += g_.side_visible[source[i]];
     }
     report_.recovered.sides += out.sides.size();

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "levelkit/bsp/entities.hpp"
@@ -71,9 +73,13 @@ struct Geometry {
 // What a texinfo turns into on one side.
 struct SideTexture {
     std::string material;
+    std::int32_t texdata = -1;
     scene::TextureAxis u, v;
     double lightmap_scale = 16;
 };
+
+// Which of Hammer's default alignments a side's axes follow.
+enum class Alignment : std::uint8_t { other, world, face, both };
 
 class Decompiler {
 public:
@@ -99,6 +105,22 @@ private:
         std::uint32_t b, const Vec3& origin,
         const std::vector<std::uint8_t>* occluder_sides = nullptr);
     SideTexture texture(std::int32_t texinfo, const Vec3& normal, const Vec3& origin) const;
+    // Texinfo facts the textures of sides without a face are read from, and the alignment
+    // this map's mapper used by default.
+    void study_textures();
+    // Whether texinfo `ti` on a side facing `n` that shows no face is certainly its own (vbsp
+    // re-points such sides at another texinfo when no face uses theirs).
+    bool own_texinfo(std::int32_t ti, const Vec3& n) const;
+    // The texture of side `i` of a brush whose texinfo may not be its own, from the brush's
+    // other sides (`trusted` marks those whose texture is theirs).
+    void rebuild_texture(std::size_t i, std::span<const Vec3> normals,
+                         std::span<SideTexture> textures, std::span<const std::uint8_t> trusted,
+                         std::span<const std::uint8_t> visible, std::int32_t ti,
+                         const Vec3& origin) const;
+    // Whether a face uses the texinfo vbsp makes of texture `t` (material `texdata`, `flags`)
+    // on an entity at `origin`.
+    bool on_a_face(std::int32_t texdata, std::int32_t flags, const SideTexture& t,
+                   const Vec3& origin) const;
     std::optional<std::string> tool_material(std::int32_t contents, std::int32_t flags) const;
     // Faces lump polygon of face `f` in `faces`; false if its edges are out of range.
     bool face_polygon(const bsp::LumpView<bsp::dface_t>& faces, std::size_t f, Winding& out) const;
@@ -170,7 +192,12 @@ public:
     std::int64_t next_solid_id_ = 1;
     std::int64_t next_side_id_ = 1;
     std::size_t warnings_ = 0;
-    bool multiblend_ = false;  // the map has a displacement multiblend lump
+    bool multiblend_ = false;                    // the map has a displacement multiblend lump
+    std::vector<std::uint8_t> texinfo_on_face_;  // per texinfo: some face uses it
+    // (texdata, flags) -> the lowest texinfo a face uses with them.
+    std::unordered_map<std::uint64_t, std::int32_t> first_on_face_;
+    std::unordered_map<std::int32_t, std::vector<std::int32_t>> texinfos_on_face_;  // by texdata
+    bool face_aligned_ = false;  // the map's sides default to face alignment
 };
 
 }  // namespace lk::convert::detail

@@ -72,6 +72,7 @@ Result<scene::Scene> Decompiler::run() {
     assign_brushes_to_models();
     build_geometry();
     match_faces();
+    study_textures();
     side_id_.assign(l_.brushsides.size(), 0);
     disp_side_id_.assign(l_.dispinfo.size(), 0);
     brush_solid_id_.assign(l_.brushes.size(), 0);

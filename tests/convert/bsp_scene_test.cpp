@@ -139,6 +139,56 @@ TEST(BspScene, HiddenSideKeepsItsMaterialUnlessFlagsSayTool) {
     for (const auto& s : e->brushes[0].sides) EXPECT_EQ(s.material, "TOOLS/TOOLSTRIGGER");
 }
 
+TEST(BspScene, HiddenSideReadBackFromWhereVbspRepointedIt) {
+    // vbsp re-points a side no face shows at the lowest texinfo a face uses with the side's
+    // flags and surface properties. Brush A shows concrete/a on top; its bottom points at
+    // concrete/b's texinfo (on a face of brush B, lower than any concrete/a texinfo), so it
+    // can have been concrete/a: it takes the brush's material. Brush C's bottom points at a
+    // concrete/b texinfo with a lower concrete/b sibling on a face, which a re-point would have
+    // chosen instead: it is the side's own. Brush D's bottom points at a wall texinfo whose
+    // axes do not span it: Hammer's default axes come back.
+    BspBuilder b;
+    const auto ca = b.material("CONCRETE/A", 512, 512);
+    const auto cb = b.material("CONCRETE/B", 512, 512);
+    const auto b_floor = b.tex(cb, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25);
+    const auto b_floor2 = b.tex(cb, {1, 0, 0}, 64, 0.25, {0, -1, 0}, 0, 0.25);
+    const auto b_wall = b.tex(cb, {0, 1, 0}, 0, 0.25, {0, 0, -1}, 0, 0.25);
+    const auto a_floor = b.tex(ca, {1, 0, 0}, 0, 0.5, {0, -1, 0}, 0, 0.5);
+    const auto brush_b =
+        b.box({0, 0, 0}, {64, 64, 64}, kSolid, {b_wall, b_wall, b_wall, b_wall, b_floor, b_floor});
+    const auto brush_a = b.box({100, 0, 0}, {164, 64, 64}, kSolid,
+                               {a_floor, a_floor, a_floor, a_floor, a_floor, b_floor});
+    const auto brush_c = b.box({200, 0, 0}, {264, 64, 64}, kSolid,
+                               {b_floor2, b_floor2, b_floor2, b_floor2, b_floor2, b_floor2});
+    const auto brush_d = b.box({300, 0, 0}, {364, 64, 64}, kSolid,
+                               {a_floor, a_floor, a_floor, a_floor, a_floor, b_wall});
+    b.face(brush_b, BspBuilder::pz);
+    b.face(brush_b, BspBuilder::px);
+    b.face(brush_a, BspBuilder::pz);
+    b.face(brush_c, BspBuilder::pz);
+    b.face(brush_d, BspBuilder::pz);
+    b.model({brush_b, brush_a, brush_c, brush_d}, 0);
+    Decompiled r = decompile(b);
+    ASSERT_EQ(r.scene.world.brushes.size(), 4u);
+    const scene::BrushSide* a_bottom = side_facing(r.scene.world.brushes[1], {0, 0, -1});
+    ASSERT_NE(a_bottom, nullptr);
+    EXPECT_EQ(a_bottom->material, "CONCRETE/A");
+    const scene::BrushSide* c_bottom = side_facing(r.scene.world.brushes[2], {0, 0, -1});
+    ASSERT_NE(c_bottom, nullptr);
+    EXPECT_EQ(c_bottom->material, "CONCRETE/B");
+    EXPECT_DOUBLE_EQ(c_bottom->u.shift, 64);
+    const scene::BrushSide* d_bottom = side_facing(r.scene.world.brushes[3], {0, 0, -1});
+    ASSERT_NE(d_bottom, nullptr);
+    EXPECT_EQ(d_bottom->material, "CONCRETE/A");
+    // Its material's scale on the brush, unshifted. World-aligned, the bottom would have had
+    // the top's very texinfo (a floor's world axes do not depend on the side it faces), which
+    // a face uses, so vbsp would have kept it: Hammer's face alignment is what is left.
+    EXPECT_TRUE(near(d_bottom->u.axis, {-1, 0, 0}, 1e-9));
+    EXPECT_TRUE(near(d_bottom->v.axis, {0, -1, 0}, 1e-9));
+    EXPECT_DOUBLE_EQ(d_bottom->u.scale, 0.5);
+    EXPECT_DOUBLE_EQ(d_bottom->u.shift, 0);
+}
+
 TEST(BspScene, BrushEntityMovesBackByItsOriginAndKeepsOutputs) {
     BspBuilder b;
     const auto m = b.material("METAL/DOOR", 128, 128);
