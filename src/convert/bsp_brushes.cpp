@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "bsp_decompiler.hpp"
@@ -567,8 +568,15 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
             const bool moved = origin != Vec3{};
             auto shift = [&](float w, const Vec3& s, double size) {
                 if (!moved) return tidy(w);
+                // vbsp added origin . texVec to the shift in single precision: the shift is
+                // only known to a few float steps of that sum, so a whole number within them
+                // is what the mapper had.
+                const double sum = std::abs(double(w)) + std::abs(origin.x * s.x) +
+                                   std::abs(origin.y * s.y) + std::abs(origin.z * s.z);
+                const double err = 4 * sum * std::numeric_limits<float>::epsilon();
                 double v = static_cast<double>(w) - dot(origin, s);
                 if (size > 0 && std::abs(v) >= size) v = std::fmod(v, size);
+                if (std::abs(v - std::round(v)) <= err) return std::round(v) + 0.0;
                 return round_to(v, 1e-3);
             };
             t.u = {tidy(au), shift(tv[0][3], su, width), tidy(1 / lu)};
