@@ -268,12 +268,7 @@ void Decompiler::entities(scene::Scene& s) {
                     box.maxs[i] = *hi;
                 }
             }
-            if (ok) {
-                for (const char* k : {"mins.x", "mins.y", "mins.z", "maxs.x", "maxs.y", "maxs.z"})
-                    e.erase(k);
-                e.set("classname", "func_ladder");
-                ladders_.push_back({s.entities.size(), box});
-            }
+            if (ok) ladders_.push_back({s.entities.size(), box});
         }
         if (model > 0) {
             const Vec3 origin = e.origin().value_or(Vec3{});
@@ -307,23 +302,52 @@ void Decompiler::entities(scene::Scene& s) {
 }
 
 void Decompiler::attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& world) {
+    auto is_ladder = [&](std::uint32_t b) {
+        return (l_.brushes[b].contents & contents::ladder) != 0 && !g_.bounds[b].empty();
+    };
+    // vbsp moves a func_ladder's brushes into the world and leaves an info_ladder with their
+    // bounds (printed with two decimals): the ladder brushes inside those bounds are its own.
     for (const auto& ladder : ladders_) {
         // Not a structured binding: lambdas may not capture those before C++20 P1091 (clang 15).
         const Aabb& box = ladder.second;
         scene::Entity& e = s.entities[ladder.first];
+        constexpr double kSlack = 0.02;
         std::erase_if(world, [&](std::uint32_t b) {
-            if (!(l_.brushes[b].contents & contents::ladder)) return false;
+            if (!is_ladder(b)) return false;
             const Aabb& bb = g_.bounds[b];
-            if (bb.empty() || !near(bb.mins, box.mins, 0.1) || !near(bb.maxs, box.maxs, 0.1))
-                return false;
+            for (int k = 0; k < 3; ++k) {
+                if (bb.mins[k] < box.mins[k] - kSlack || bb.maxs[k] > box.maxs[k] + kSlack)
+                    return false;
+            }
             if (auto br = make_brush(b, {})) {
                 e.brushes.push_back(std::move(*br));
                 ++report_.recovered.ladder_brushes;
             }
             return true;
         });
-        report_.recovered.ladders += !e.brushes.empty();
+        // One that finds no brushes (a copy of another, an edited entity lump) stays as it is.
+        if (e.brushes.empty()) continue;
+        for (const char* k : {"mins.x", "mins.y", "mins.z", "maxs.x", "maxs.y", "maxs.z"})
+            e.erase(k);
+        e.set("classname", "func_ladder");
+        ++report_.recovered.ladders;
     }
+    if (!ladders_.empty()) return;
+    // No info_ladder at all: a compiler that keeps no trace of func_ladder. The engine climbs
+    // any brush with ladder contents; a func_ladder gives a recompile those contents whatever
+    // its materials say, a world brush only if the material of its first side does.
+    std::erase_if(world, [&](std::uint32_t b) {
+        if (!is_ladder(b)) return false;
+        auto br = make_brush(b, {});
+        if (!br) return true;
+        scene::Entity e;
+        e.set("classname", "func_ladder");
+        e.brushes.push_back(std::move(*br));
+        s.entities.push_back(std::move(e));
+        ++report_.recovered.ladder_brushes;
+        ++report_.recovered.ladders;
+        return true;
+    });
 }
 
 void Decompiler::detail_entities(scene::Scene& s, const std::vector<std::uint32_t>& detail) {

@@ -284,6 +284,51 @@ TEST(BspScene, AreaportalAndLadderGetTheirBrushesBack) {
     EXPECT_EQ(r.report.recovered.ladders, 1u);
 }
 
+TEST(BspScene, LaddersFromTheirBoundsOrTheirContents) {
+    BspBuilder b;
+    const auto m = b.material("TOOLS/TOOLSNODRAW", 64, 64);
+    const auto t = b.tex(m, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25, kNodraw);
+    const std::array<std::int32_t, 6> all{t, t, t, t, t, t};
+    const auto wall = b.box({-64, -64, 0}, {64, 64, 8}, kSolid, all);
+    // A func_ladder of two brushes: its info_ladder spans both.
+    const auto l1 = b.box({40, 0, 8}, {41, 24, 50}, kLadder | 0x8, all);
+    const auto l2 = b.box({40, 0, 50}, {41, 24, 100}, kLadder | 0x8, all);
+    b.face(wall, BspBuilder::pz);
+    b.model({wall, l1, l2}, 0);
+    b.entities +=
+        "{\n\"classname\" \"info_ladder\"\n\"mins.x\" \"40.00\"\n\"mins.y\" \"0.00\"\n"
+        "\"mins.z\" \"8.00\"\n\"maxs.x\" \"41.00\"\n\"maxs.y\" \"24.00\"\n\"maxs.z\" "
+        "\"100.00\"\n}\n"
+        // A copy elsewhere in the lump finds no brushes of its own and stays as it is.
+        "{\n\"classname\" \"info_ladder\"\n\"mins.x\" \"-500.00\"\n\"mins.y\" \"0.00\"\n"
+        "\"mins.z\" \"8.00\"\n\"maxs.x\" \"-499.00\"\n\"maxs.y\" \"24.00\"\n\"maxs.z\" "
+        "\"100.00\"\n}\n";
+    Decompiled r = decompile(b);
+    const scene::Entity* lad = find(r.scene, "func_ladder");
+    ASSERT_NE(lad, nullptr);
+    EXPECT_EQ(lad->brushes.size(), 2u);
+    const scene::Entity* info = find(r.scene, "info_ladder");
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(info->get("mins.x"), "-500.00");
+    EXPECT_EQ(r.report.recovered.ladders, 1u);
+
+    // Without any info_ladder (compilers that keep no trace of func_ladder), each brush with
+    // ladder contents becomes a func_ladder: a recompile then gives it those contents again.
+    BspBuilder c;
+    const auto cm = c.material("METAL/FENCE", 64, 64);
+    const auto ct = c.tex(cm, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25);
+    const std::array<std::int32_t, 6> call{ct, ct, ct, ct, ct, ct};
+    const auto cw = c.box({-64, -64, 0}, {64, 64, 8}, kSolid, call);
+    const auto c1 = c.box({40, 0, 8}, {41, 24, 50}, kLadder | 0x8, call);
+    const auto c2 = c.box({-40, 0, 8}, {-39, 24, 50}, kLadder | 0x8, call);
+    c.model({cw, c1, c2}, 0);
+    Decompiled rc = decompile(c);
+    EXPECT_NE(find(rc.scene, "func_ladder", 0), nullptr);
+    EXPECT_NE(find(rc.scene, "func_ladder", 1), nullptr);
+    EXPECT_EQ(rc.report.recovered.ladders, 2u);
+    EXPECT_EQ(rc.scene.world.brushes.size(), 1u);
+}
+
 TEST(BspScene, OccluderBrushOutsideEveryModel) {
     BspBuilder b;
     const auto m = b.material("TOOLS/TOOLSNODRAW", 64, 64);
