@@ -153,6 +153,8 @@ private:
     // Brushes nothing wrote, then one error per lost side (the report lists them all).
     void report_losses();
     std::vector<Plane> brush_planes(std::uint32_t b) const;  // model space, usable sides
+    // A detail brush made detail by its tool materials alone (kept in the world).
+    bool material_detail(std::uint32_t b) const;
     static double tidy_distance(double v);
 
 public:

@@ -59,6 +59,27 @@ struct UnionFind {
 
 }  // namespace
 
+bool Decompiler::material_detail(std::uint32_t b) const {
+    // Tool materials that only block light or sight (toolsblocklight, toolsblock_los) make
+    // their brush detail and non-solid by themselves; such a brush, all nodraw, was a world
+    // brush as likely as a func_detail and compiles the same either way, so it stays in the
+    // world as Hammer's tool brushes usually are.
+    using namespace contents;
+    const bsp::dbrush_t& br = l_.brushes[b];
+    if (br.contents & (solid | window | aux | grate | slime | water)) return false;
+    if (br.firstside < 0 || br.numsides <= 0 ||
+        std::uint64_t(br.firstside) + std::uint64_t(br.numsides) > l_.brushsides.size())
+        return false;
+    for (std::int64_t i = br.firstside; i < std::int64_t{br.firstside} + br.numsides; ++i) {
+        const bsp::dbrushside_t& s = l_.brushsides[static_cast<std::size_t>(i)];
+        if (s.bevel & 1) continue;
+        if (s.texinfo < 0 || static_cast<std::size_t>(s.texinfo) >= l_.texinfo.size() ||
+            !(l_.texinfo[static_cast<std::size_t>(s.texinfo)].flags & surf::nodraw))
+            return false;
+    }
+    return true;
+}
+
 std::vector<Plane> Decompiler::brush_planes(std::uint32_t b) const {
     std::vector<Plane> out;
     for (std::uint32_t i = g_.brush_first[b]; i < g_.brush_first[b + 1]; ++i)
@@ -184,7 +205,7 @@ void Decompiler::entities(scene::Scene& s) {
             } else if (brush_model_[b] == 0) {
                 if (c & contents::areaportal) {
                     portals.push_back(b);
-                } else if (is_detail(c)) {
+                } else if (is_detail(c) && !material_detail(b)) {
                     detail.push_back(b);
                 } else {
                     world.push_back(b);

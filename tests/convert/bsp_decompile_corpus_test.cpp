@@ -439,6 +439,11 @@ PairFigures compare_pair(const bsp::Bsp& map, const vmf::Map& ours, const vmf::M
             matched = true;
             ++f.matched_brushes;
             f.class_moved += s.cls != o.cls;
+            if (debug && s.cls != o.cls) {
+                std::printf("    solid %lld is in a %s, the original's %lld in a %s\n",
+                            (long long)s.solid->id, s.cls.c_str(), (long long)o.solid->id,
+                            o.cls.c_str());
+            }
             for (std::size_t i = 0; i < pair.size(); ++i) {
                 const vmf::Side& x = s.solid->sides[i];
                 const vmf::Side& y = o.solid->sides[std::size_t(pair[i])];
