@@ -141,6 +141,8 @@ private:
     // --- bsp_scene.cpp ---
     void entities(scene::Scene& s);
     void detail_entities(scene::Scene& s, const std::vector<std::uint32_t>& detail);
+    // Per detail brush (in lump order): the run of brushes it shares a func_detail with at most.
+    std::vector<std::uint32_t> detail_runs(const std::vector<std::uint32_t>& detail) const;
     void attach_areaportals(scene::Scene& s, std::vector<std::uint32_t> brushes);
     void attach_occluders(scene::Scene& s, const std::vector<std::uint32_t>& brushes);
     void attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& world);

@@ -371,19 +371,61 @@ void Decompiler::attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& wor
     });
 }
 
+std::vector<std::uint32_t> Decompiler::detail_runs(const std::vector<std::uint32_t>& detail) const {
+    // vbsp appends each func_detail's brushes to the world's in entity order, so an entity's
+    // brushes are consecutive in the lump; where one entity ends is not written down. It
+    // certainly ends where another moved entity's brush (an areaportal, a ladder) comes in
+    // between, and where planes were made between two brushes (vbsp makes planes as it reads
+    // the sides, in file order): another entity's brushes were read in between.
+    std::vector<std::uint32_t> run(detail.size(), 0);
+    std::vector<std::uint8_t> is_detail_brush(l_.brushes.size(), 0);
+    for (const std::uint32_t b : detail) is_detail_brush[b] = 1;
+    std::int64_t seen = -1;  // highest plane pair any earlier brush uses
+    std::uint32_t current = 0;
+    bool interrupted = false, started = false;
+    std::size_t k = 0;
+    for (std::uint32_t b = 0; b < l_.brushes.size() && k < detail.size(); ++b) {
+        const bsp::dbrush_t& br = l_.brushes[b];
+        std::int64_t lowest_new = INT64_MAX, highest = -1;
+        if (br.firstside >= 0 && br.numsides >= 0 &&
+            std::uint64_t(br.firstside) + std::uint64_t(br.numsides) <= l_.brushsides.size()) {
+            for (std::int64_t i = br.firstside; i < std::int64_t{br.firstside} + br.numsides; ++i) {
+                const std::int64_t pair = l_.brushsides[static_cast<std::size_t>(i)].planenum >> 1;
+                highest = std::max(highest, pair);
+                if (pair > seen) lowest_new = std::min(lowest_new, pair);
+            }
+        }
+        if (is_detail_brush[b]) {
+            const bool gap = lowest_new != INT64_MAX && lowest_new > seen + 1;
+            if (started && (interrupted || gap)) ++current;
+            started = true;
+            interrupted = false;
+            run[k++] = current;
+        } else if (started && brush_model_[b] == 0) {
+            interrupted = true;
+        }
+        seen = std::max(seen, highest);
+    }
+    return run;
+}
+
 void Decompiler::detail_entities(scene::Scene& s, const std::vector<std::uint32_t>& detail) {
     std::vector<scene::Brush> built;
     std::vector<Aabb> boxes;
-    for (const std::uint32_t b : detail) {
-        if (auto br = make_brush(b, {})) {
+    std::vector<std::uint32_t> built_run;
+    const std::vector<std::uint32_t> runs = detail_runs(detail);
+    for (std::size_t i = 0; i < detail.size(); ++i) {
+        if (auto br = make_brush(detail[i], {})) {
             built.push_back(std::move(*br));
-            boxes.push_back(g_.bounds[b]);
+            boxes.push_back(g_.bounds[detail[i]]);
+            built_run.push_back(runs[i]);
         }
     }
     report_.recovered.detail_brushes = built.size();
     UnionFind groups(built.size());
     if (opt_.merge_detail) {
-        // Sweep along x: only boxes whose x ranges overlap can touch.
+        // Brushes of one run that touch become one entity. Sweep along x: only boxes whose x
+        // ranges overlap can touch.
         std::vector<std::size_t> order(built.size());
         std::iota(order.begin(), order.end(), 0);
         std::sort(order.begin(), order.end(),
@@ -394,7 +436,8 @@ void Decompiler::detail_entities(scene::Scene& s, const std::vector<std::uint32_
             for (std::size_t j = i + 1; j < order.size(); ++j) {
                 const Aabb& b = boxes[order[j]];
                 if (b.mins.x > a.maxs.x + kTouch) break;
-                if (a.overlaps(b, kTouch)) groups.unite(order[i], order[j]);
+                if (built_run[order[i]] == built_run[order[j]] && a.overlaps(b, kTouch))
+                    groups.unite(order[i], order[j]);
             }
         }
     }
