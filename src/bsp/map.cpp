@@ -86,7 +86,11 @@ Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings, const ParseOpti
     p.take(dispinfo(bsp), m.dispinfo, L::dispinfo);
     p.take(disp_verts(bsp), m.disp_verts, L::disp_verts);
     p.take(disp_tris(bsp), m.disp_tris, L::disp_tris);
-    p.take(overlays(bsp), m.overlays, L::overlays);
+    if (bsp.version() == 25 && bsp.lump(L::overlays).version == 3) {
+        p.take(strata_overlays(bsp), m.strata_overlays, L::overlays);
+    } else {
+        p.take(overlays(bsp), m.overlays, L::overlays);
+    }
     p.take(water_overlays(bsp), m.water_overlays, L::wateroverlays);
     p.take(overlay_fades(bsp), m.overlay_fades, L::overlay_fades);
     p.take(cubemaps(bsp), m.cubemaps, L::cubemaps);

@@ -107,7 +107,7 @@ Result<scene::Scene> Decompiler::run() {
     overlays(s);
     cubemaps(s);
     report_.lost.water_overlays = l_.water_overlays.size();
-    report_.lost.detail_props = l_.detail_props.props.size();
+    report_.lost.detail_props = l_.detail_props.count();
     report_.lost.worldlights = l_.worldlights.size();
     report_.lost.visibility = bsp_.lump(bsp::LumpId::visibility).size() > 0;
     report_.lost.displacement_multiblend = multiblend_ ? l_.dispinfo.size() : 0;
@@ -710,20 +710,77 @@ void Decompiler::static_props(scene::Scene& s) {
     }
 }
 
+namespace {
+
+// One overlay whichever lump layout held it.
+struct OverlayIn {
+    std::int64_t id = 0;
+    std::int64_t texinfo = -1;
+    std::vector<std::int64_t> faces;
+    std::uint32_t render_order = 0;
+    float u[2] = {0, 0}, v[2] = {0, 0};
+    Vec3 uv[4];  // corner handles (z unused)
+    Vec3 basis_u, origin, normal;
+    bool v_flipped = false;
+};
+
+std::vector<OverlayIn> read_overlays(const bsp::MapData& l) {
+    std::vector<OverlayIn> out;
+    for (const bsp::doverlay_t& o : l.overlays) {
+        OverlayIn in;
+        in.id = o.nId;
+        in.texinfo = o.nTexInfo;
+        const std::uint32_t nf = std::min<std::uint32_t>(o.GetFaceCount(), 64);
+        in.faces.assign(o.aFaces, o.aFaces + nf);
+        in.render_order = o.GetRenderOrder();
+        std::copy(std::begin(o.flU), std::end(o.flU), in.u);
+        std::copy(std::begin(o.flV), std::end(o.flV), in.v);
+        for (int k = 0; k < 4; ++k) in.uv[k] = {o.vecUVPoints[k].x, o.vecUVPoints[k].y, 0};
+        // Before Strata v3 the handles' z values carry basis U, and the fourth's flips V.
+        in.basis_u = {o.vecUVPoints[0].z, o.vecUVPoints[1].z, o.vecUVPoints[2].z};
+        in.v_flipped = o.vecUVPoints[3].z == 1;
+        in.origin = o.vecOrigin.to_vec3();
+        in.normal = o.vecBasisNormal.to_vec3();
+        out.push_back(std::move(in));
+    }
+    const bsp::StrataOverlays& so = l.strata_overlays;
+    for (const bsp::doverlay_v3_t& o : so.overlays) {
+        OverlayIn in;
+        in.id = o.nId;
+        in.texinfo = o.nTexInfo;
+        const std::int64_t first = o.faceOffset, n = o.faceCount;
+        if (first >= 0 && n >= 0 && std::uint64_t(first) + std::uint64_t(n) <= so.faces.size())
+            in.faces.assign(so.faces.begin() + first, so.faces.begin() + first + n);
+        in.render_order = o.renderOrder;
+        std::copy(std::begin(o.flU), std::end(o.flU), in.u);
+        std::copy(std::begin(o.flV), std::end(o.flV), in.v);
+        for (int k = 0; k < 4; ++k) in.uv[k] = {o.uv[k][0], o.uv[k][1], 0};
+        in.basis_u = o.basisU.to_vec3();
+        in.v_flipped = (o.flags & bsp::doverlay_v3_t::kBasisVFlipped) != 0;
+        in.origin = o.origin.to_vec3();
+        in.normal = o.basisNormal.to_vec3();
+        out.push_back(std::move(in));
+    }
+    return out;
+}
+
+}  // namespace
+
 void Decompiler::overlays(scene::Scene& s) {
+    const std::vector<OverlayIn> list = read_overlays(l_);
     if (!opt_.overlays) {
-        report_.lost.overlays_skipped = l_.overlays.size();
+        report_.lost.overlays_skipped = list.size();
         return;
     }
     constexpr double kLimit = 1 << 17;  // Hammer hangs on overlays far outside the map
     auto huge = [&](const Vec3& v) {
         return !(std::abs(v.x) < kLimit && std::abs(v.y) < kLimit && std::abs(v.z) < kLimit);
     };
-    for (std::size_t i = 0; i < l_.overlays.size(); ++i) {
-        const bsp::doverlay_t& o = l_.overlays[i];
-        const Vec3 origin = tidy(o.vecOrigin);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const OverlayIn& o = list[i];
+        const Vec3 origin = tidy(o.origin);
         bool bad = huge(origin);
-        for (const bsp::Vec3f& p : o.vecUVPoints) bad |= huge(p.to_vec3());
+        for (const Vec3& p : o.uv) bad |= huge(p);
         if (bad) {
             ++report_.lost.overlays_skipped;
             warn("convert.overlay-skipped",
@@ -732,10 +789,8 @@ void Decompiler::overlays(scene::Scene& s) {
         }
         // Sides: each face the overlay was cut onto, back to the brush sides it came from.
         std::vector<std::int64_t> sides;
-        const std::uint32_t nf = std::min<std::uint32_t>(o.GetFaceCount(), 64);
-        for (std::uint32_t k = 0; k < nf; ++k) {
-            const std::int32_t f = o.aFaces[k];
-            if (f < 0 || static_cast<std::size_t>(f) >= l_.faces.size()) continue;
+        for (const std::int64_t f : o.faces) {
+            if (f < 0 || static_cast<std::uint64_t>(f) >= l_.faces.size()) continue;
             const bsp::dface_t& face = l_.faces[static_cast<std::size_t>(f)];
             if (face.dispinfo >= 0) {
                 if (static_cast<std::size_t>(face.dispinfo) < disp_side_id_.size() &&
@@ -759,14 +814,13 @@ void Decompiler::overlays(scene::Scene& s) {
             if (!side_list.empty()) side_list += ' ';
             side_list += std::to_string(id);
         }
-        const Vec3 normal = tidy(o.vecBasisNormal);
-        const Vec3 basis_u{tidy(o.vecUVPoints[0].z), tidy(o.vecUVPoints[1].z),
-                           tidy(o.vecUVPoints[2].z)};
+        const Vec3 normal = tidy(o.normal);
+        const Vec3 basis_u = tidy(o.basis_u);
         Vec3 basis_v = normalize(cross(normal, basis_u));
-        if (o.vecUVPoints[3].z == 1) basis_v = -basis_v;
+        if (o.v_flipped) basis_v = -basis_v;
         std::string material = "TOOLS/TOOLSNODRAW";
-        if (o.nTexInfo >= 0 && static_cast<std::size_t>(o.nTexInfo) < l_.texinfo.size()) {
-            const std::int32_t td = l_.texinfo[static_cast<std::size_t>(o.nTexInfo)].texdata;
+        if (o.texinfo >= 0 && static_cast<std::uint64_t>(o.texinfo) < l_.texinfo.size()) {
+            const std::int32_t td = l_.texinfo[static_cast<std::size_t>(o.texinfo)].texdata;
             if (td >= 0 && static_cast<std::size_t>(td) < materials_.size())
                 material = materials_[static_cast<std::size_t>(td)];
         }
@@ -775,25 +829,22 @@ void Decompiler::overlays(scene::Scene& s) {
             e.keys.push_back({std::string(k), v});
         };
         set("classname", "info_overlay");
-        if (auto it = overlay_names_.find(o.nId); it != overlay_names_.end()) {
+        if (auto it = overlay_names_.find(o.id); it != overlay_names_.end()) {
             e.id = it->second.second;
             set("targetname", it->second.first);
         }
         set("material", material);
         set("sides", side_list);
-        set("RenderOrder", std::to_string(o.GetRenderOrder()));
-        set("StartU", num(tidy(o.flU[0])));
-        set("EndU", num(tidy(o.flU[1])));
-        set("StartV", num(tidy(o.flV[0])));
-        set("EndV", num(tidy(o.flV[1])));
+        set("RenderOrder", std::to_string(o.render_order));
+        set("StartU", num(tidy(o.u[0])));
+        set("EndU", num(tidy(o.u[1])));
+        set("StartV", num(tidy(o.v[0])));
+        set("EndV", num(tidy(o.v[1])));
         set("BasisOrigin", vec(origin));
         set("BasisU", vec(basis_u));
         set("BasisV", vec(tidy(basis_v)));
         set("BasisNormal", vec(normal));
-        for (int k = 0; k < 4; ++k) {
-            const bsp::Vec3f& p = o.vecUVPoints[k];
-            set(fmt::format("uv{}", k), vec({tidy(p.x), tidy(p.y), 0}));
-        }
+        for (int k = 0; k < 4; ++k) set(fmt::format("uv{}", k), vec(tidy(o.uv[k])));
         if (i < l_.overlay_fades.size()) {
             const bsp::doverlayfade_t& fd = l_.overlay_fades[i];
             const auto dist = [](float sq) {

@@ -46,6 +46,12 @@ public:
     std::vector<bsp::Vec3f> clipportalverts;
     std::optional<bsp::Occlusion> occlusion;
     std::optional<bsp::StaticProps> static_props;
+    std::optional<bsp::DetailProps> detail_props;
+    // Layout: the BSP version and lump versions the lumps are written in (Strata: overlays
+    // version 3 writes `strata_overlays`).
+    std::int32_t version = 20;
+    std::vector<std::pair<bsp::LumpId, std::int32_t>> lump_versions;
+    std::optional<bsp::StrataOverlays> strata_overlays;
 
     // Index of the plane (vbsp keeps each plane next to its opposite).
     std::uint32_t plane(const Vec3& n, double d) {
@@ -228,8 +234,9 @@ public:
     }
 
     Bytes write() const {
-        bsp::Bsp b = bsp::Bsp::make_empty(20);
+        bsp::Bsp b = bsp::Bsp::make_empty(version);
         using L = bsp::LumpId;
+        for (const auto& [id, v] : lump_versions) b.set_lump_version(id, v);
         auto put = [&](L id, auto items) {
             auto bytes = bsp::encode(b, id, std::span(items));
             if (!bytes) throw std::runtime_error(bytes.error().to_string());
@@ -259,6 +266,12 @@ public:
             put(L::disp_tris, disp_tris);
         }
         if (!overlays.empty()) put(L::overlays, overlays);
+        if (strata_overlays) {
+            b.set_lump_version(L::overlays, 3);
+            auto bytes = bsp::encode(b, *strata_overlays);
+            if (!bytes || !b.set_lump(L::overlays, Blob::from_bytes(std::move(bytes).value())))
+                throw std::runtime_error("overlays");
+        }
         if (!cubemaps.empty()) put(L::cubemaps, cubemaps);
         if (!areaportals.empty()) {
             put(L::areaportals, areaportals);
@@ -274,6 +287,12 @@ public:
             auto bytes = bsp::encode(b, *static_props);
             if (!bytes) throw std::runtime_error(bytes.error().to_string());
             b.set_game_lump(bsp::kStaticPropsId, static_props->version,
+                            Blob::from_bytes(std::move(bytes).value()));
+        }
+        if (detail_props) {
+            auto bytes = bsp::encode(b, *detail_props);
+            if (!bytes) throw std::runtime_error(bytes.error().to_string());
+            b.set_game_lump(bsp::kDetailPropsId, detail_props->version,
                             Blob::from_bytes(std::move(bytes).value()));
         }
         auto out = b.write();

@@ -649,3 +649,97 @@ TEST(BspScene, ConverterReportsPerKind) {
     bad.compress = true;
     EXPECT_FALSE(conv->run(*in.value(), bad, d));
 }
+
+TEST(BspScene, EveryLayoutVariantDecompilesAlike) {
+    // The same small map (a floor whose top carries an overlay, a displacement on its +x side)
+    // written in each record layout comes back the same.
+    struct Variant {
+        const char* name;
+        std::int32_t version;
+        std::size_t face_record;
+        std::vector<std::pair<bsp::LumpId, std::int32_t>> lumps;
+        bool strata_v3_overlays = false;
+    };
+    using L = bsp::LumpId;
+    const Variant variants[] = {
+        {"standard v20", 20, 56, {}},
+        {"Bloodlines v17", 17, 104, {}},
+        {"VitaminSource v43", 43, 40, {}},
+        {"Strata v25",
+         25,
+         72,
+         {{L::faces, 2},
+          {L::originalfaces, 0},
+          {L::brushsides, 1},
+          {L::nodes, 1},
+          {L::leafs, 2},
+          {L::edges, 1},
+          {L::leaffaces, 1},
+          {L::leafbrushes, 1},
+          {L::dispinfo, 1}},
+         true},
+    };
+    for (const Variant& v : variants) {
+        SCOPED_TRACE(v.name);
+        Floor f;
+        f.b.version = v.version;
+        f.b.lump_versions = v.lumps;
+        const auto top = f.b.face(f.brush, BspBuilder::pz);
+        const auto side = f.b.face(f.brush, BspBuilder::px, 0);
+        f.b.model({f.brush}, 0);
+        bsp::ddispinfo_t d;
+        const Winding w = f.b.polygon(f.brush, BspBuilder::px);
+        d.startPosition = f.b.f3(w[0]);
+        d.power = 2;
+        d.m_iMapFace = std::uint32_t(side);
+        for (std::uint32_t& a : d.m_AllowedVerts) a = 0xFFFFFFFFu;
+        f.b.dispinfo.push_back(d);
+        for (int i = 0; i < 25; ++i) f.b.disp_verts.push_back({{1, 0, 0}, float(i % 5), 0});
+        f.b.disp_tris.assign(32, bsp::CDispTri{0});
+        if (v.strata_v3_overlays) {
+            bsp::StrataOverlays so;
+            so.faces = {std::uint32_t(top)};
+            bsp::doverlay_v3_t o;
+            o.nId = 3;
+            o.nTexInfo = std::uint32_t(f.brick);
+            o.faceCount = 1;
+            o.flU[1] = o.flV[1] = 1;
+            o.uv[0][0] = o.uv[0][1] = o.uv[1][0] = o.uv[3][1] = -8;
+            o.uv[1][1] = o.uv[2][0] = o.uv[2][1] = o.uv[3][0] = 8;
+            o.basisU = {1, 0, 0};
+            o.basisNormal = {0, 0, 1};
+            so.overlays.push_back(o);
+            f.b.strata_overlays = so;
+        } else {
+            bsp::doverlay_t o;
+            o.nId = 3;
+            o.nTexInfo = f.brick;
+            o.m_nFaceCountAndRenderOrder = 1;
+            o.aFaces[0] = top;
+            o.flU[1] = o.flV[1] = 1;
+            o.vecUVPoints[0] = {-8, -8, 1};
+            o.vecUVPoints[1] = {-8, 8, 0};
+            o.vecUVPoints[2] = {8, 8, 0};
+            o.vecUVPoints[3] = {8, -8, 0};
+            o.vecBasisNormal = {0, 0, 1};
+            f.b.overlays.push_back(o);
+        }
+        auto written = bsp::Bsp::read(Blob::from_bytes(f.b.write()));
+        ASSERT_TRUE(written);
+        EXPECT_EQ(written->lump(L::faces).size(), 2 * v.face_record);
+        Decompiled r = decompile(f.b);
+        EXPECT_FALSE(r.diags.has_errors());
+        EXPECT_TRUE(r.report.unreadable_lumps.empty());
+        EXPECT_EQ(r.report.recovered.displacements, 1u);
+        ASSERT_EQ(r.scene.world.brushes.size(), 2u);
+        const scene::BrushSide* up = side_facing(r.scene.world.brushes[0], {0, 0, 1});
+        ASSERT_NE(up, nullptr);
+        EXPECT_EQ(up->material, "BRICK/WALL01");
+        EXPECT_DOUBLE_EQ(up->u.shift, 12.25);
+        const scene::Entity* ov = find(r.scene, "info_overlay");
+        ASSERT_NE(ov, nullptr);
+        EXPECT_EQ(ov->get("sides"), std::to_string(up->id));
+        EXPECT_EQ(ov->get("BasisU"), "1 0 0");
+        EXPECT_EQ(ov->get("uv2"), "8 8 0");
+    }
+}

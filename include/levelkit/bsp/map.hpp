@@ -43,6 +43,7 @@ struct MapData {
     LumpView<CDispVert> disp_verts;
     LumpView<CDispTri> disp_tris;
     LumpView<doverlay_t> overlays;
+    StrataOverlays strata_overlays;  // instead of `overlays` in Strata overlay lumps version 3
     LumpView<dwateroverlay_t> water_overlays;
     LumpView<doverlayfade_t> overlay_fades;
     LumpView<dcubemapsample_t> cubemaps;
