@@ -1,9 +1,11 @@
 // Fuzz target: the BSP header, lump table and layout, LZMA lumps, game lump directory, every
 // typed view (via validate) and the writer.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "levelkit/bsp/bsp.hpp"
+#include "levelkit/bsp/lumps.hpp"
 #include "levelkit/bsp/map.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -15,6 +17,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!map) return 0;
     Diagnostics diags;
     bsp::validate(*map, diags);
+    // Strata's overlay lump version 3 is kept whole: what was read writes back byte for byte.
+    if (auto so = bsp::strata_overlays(*map)) {
+        const ByteSpan lump = map->lump(bsp::LumpId::overlays).bytes();
+        auto bytes = bsp::encode(*map, *so);
+        if (!so->overlays.empty() || !so->faces.empty()) {
+            if (!bytes || !std::equal(bytes->begin(), bytes->end(), lump.begin(), lump.end()))
+                __builtin_trap();
+        }
+    }
     auto out = map->write();
     if (out) {
         // What we write must read back.

@@ -106,7 +106,7 @@ Json BspDocument::info() const {
         j["static_prop_version"] = nullptr;
         j["static_prop_models"] = sp ? Json(0) : Json(nullptr);
     }
-    count("detail_props", detail_props(map_), [](const DetailProps& d) { return d.props.size(); });
+    count("detail_props", detail_props(map_), [](const DetailProps& d) { return d.count(); });
     const Lump& pak = map_.lump(LumpId::pakfile);
     if (pak.empty()) {
         j["pak_entries"] = 0;
@@ -190,6 +190,7 @@ Json report_json(const convert::BspToSceneReport& r, bool faces_mode) {
     rec["displacements"] = a.displacements;
     rec["face_brushes"] = a.face_brushes;
     rec["sides"] = a.sides;
+    rec["lump_sides"] = a.lump_sides;
     rec["visible_sides"] = a.visible_sides;
     rec["tool_textured_sides"] = a.tool_sides;
     rec["unpatched_materials"] = a.unpatched_materials;
@@ -222,10 +223,24 @@ Json report_json(const convert::BspToSceneReport& r, bool faces_mode) {
     lost["cubemap_sides"] = l.cubemap_sides;
     lost["visibility"] = l.visibility;
     lost["unreadable_lumps"] = r.unreadable_lumps;
+    Json lost_sides = Json::array();
+    for (const auto& s : r.lost_sides) {
+        Json e;
+        if (s.brush >= 0) e["brush"] = s.brush;
+        if (s.brush_side >= 0) e["brush_side"] = s.brush_side;
+        if (s.dispinfo >= 0) e["dispinfo"] = s.dispinfo;
+        if (s.solid_id) e["solid_id"] = s.solid_id;
+        e["reason"] = s.reason;
+        lost_sides.push_back(std::move(e));
+    }
+    lost["lost_sides"] = std::move(lost_sides);
     // Never in a compiled map at all.
     lost["editor_state"] = Json::array({"visgroups", "groups", "hidden objects", "cameras",
                                         "instances (collapsed by vbsp)", "func_viscluster"});
     j["not_recovered"] = std::move(lost);
+    // Brush lump sides that were never sides of the source brushes.
+    j["skipped"] = {{"bevel_sides", r.skipped.bevel_sides},
+                    {"redundant_sides", r.skipped.redundant_sides}};
     return j;
 }
 

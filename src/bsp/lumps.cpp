@@ -24,6 +24,11 @@ bool is_strata(const Bsp& b) {
     return b.version() == 25;
 }
 
+// VitaminSource (Desolation's newer format) widens and reorders several records.
+bool is_vitamin(const Bsp& b) {
+    return b.version() == 43;
+}
+
 Diagnostic lump_diag(const Bsp& bsp, int index, std::string code, std::string message,
                      std::string sub = {}) {
     std::int64_t offset = -1;
@@ -38,7 +43,7 @@ Diagnostic lump_diag(const Bsp& bsp, int index, std::string code, std::string me
 
 Result<void> require_known_version(const Bsp& bsp, int index) {
     const int v = bsp.version();
-    if ((v >= 17 && v <= 29) || v == 42) return success();
+    if ((v >= 17 && v <= 29) || v == 42 || v == 43) return success();
     return lump_diag(bsp, index, "bsp.unsupported-version",
                      fmt::format("no known record layouts for BSP version {}", v));
 }
@@ -128,7 +133,7 @@ void io_face_standard(IO& io, F& f) {
     io.template num<std::int16_t>(f.texinfo);
     io.template num<std::int16_t>(f.dispinfo);
     io.template num<std::int16_t>(f.surfaceFogVolumeID);
-    io.bytes(f.styles);
+    io.bytes(f.styles, 4);
     io.template num<std::int32_t>(f.lightofs);
     io.template num<float>(f.area);
     io.template nums<std::int32_t>(f.m_LightmapTextureMinsInLuxels);
@@ -150,7 +155,7 @@ void io_face_strata(IO& io, F& f) {
     io.template num<std::int32_t>(f.texinfo);
     io.template num<std::int32_t>(f.dispinfo);
     io.template num<std::int32_t>(f.surfaceFogVolumeID);
-    io.bytes(f.styles);
+    io.bytes(f.styles, 4);
     io.template num<std::int32_t>(f.lightofs);
     io.template num<float>(f.area);
     io.template nums<std::int32_t>(f.m_LightmapTextureMinsInLuxels);
@@ -159,6 +164,47 @@ void io_face_strata(IO& io, F& f) {
     io.template num<std::uint32_t>(f.m_NumPrims);
     io.template num<std::uint32_t>(f.firstPrimID);
     io.template num<std::uint32_t>(f.smoothingGroups);
+}
+
+// BSP v17: average light colours first, no primitive fields; Bloodlines (`bloodlines`) has
+// eight lightmap styles and its day/night style bytes, Half-Life 2 beta maps four styles.
+template <class IO, class F>
+void io_face_v17(IO& io, F& f, bool bloodlines) {
+    const std::size_t n = bloodlines ? 8 : 4;
+    for (std::size_t i = 0; i < n; ++i) io.bytes(&f.m_AvgLightColor[i], sizeof(ColorRGBExp32));
+    io.template num<std::uint16_t>(f.planenum);
+    io.template num<std::uint8_t>(f.side);
+    io.template num<std::uint8_t>(f.onNode);
+    io.template num<std::int32_t>(f.firstedge);
+    io.template num<std::int16_t>(f.numedges);
+    io.template num<std::int16_t>(f.texinfo);
+    io.template num<std::int16_t>(f.dispinfo);
+    io.template num<std::int16_t>(f.surfaceFogVolumeID);
+    io.bytes(f.styles, n);
+    if (bloodlines) {
+        io.bytes(f.day, 8);
+        io.bytes(f.night, 8);
+    }
+    io.template num<std::int32_t>(f.lightofs);
+    io.template num<float>(f.area);
+    io.template nums<std::int32_t>(f.m_LightmapTextureMinsInLuxels);
+    io.template nums<std::int32_t>(f.m_LightmapTextureSizeInLuxels);
+    io.template num<std::int32_t>(f.origFace);
+    io.template num<std::uint32_t>(f.smoothingGroups);
+}
+
+// VitaminSource: 32-bit fields, no lighting or original-face fields, a flags byte.
+template <class IO, class F>
+void io_face_vitamin(IO& io, F& f) {
+    io.template num<std::int32_t>(f.planenum);
+    io.template num<std::int32_t>(f.texinfo);
+    io.template num<std::int32_t>(f.dispinfo);
+    io.template num<std::int32_t>(f.firstedge);
+    io.template num<std::int32_t>(f.numedges);
+    io.template nums<std::int32_t>(f.m_LightmapTextureMinsInLuxels);
+    io.template nums<std::int32_t>(f.m_LightmapTextureSizeInLuxels);
+    io.template num<std::uint8_t>(f.vitamin_flags);
+    io.bytes(f.vitamin_padding);
 }
 
 template <class IO, class B>
@@ -173,7 +219,8 @@ void io_brushside_standard(IO& io, S& s) {
     io.template num<std::uint16_t>(s.planenum);
     io.template num<std::int16_t>(s.texinfo);
     io.template num<std::int16_t>(s.dispinfo);
-    io.template num<std::int16_t>(s.bevel);
+    io.template num<std::uint8_t>(s.bevel);
+    io.template num<std::uint8_t>(s.thin);
 }
 
 template <class IO, class S>
@@ -181,8 +228,18 @@ void io_brushside_strata(IO& io, S& s) {
     io.template num<std::uint32_t>(s.planenum);
     io.template num<std::int32_t>(s.texinfo);
     io.template num<std::int32_t>(s.dispinfo);
-    io.template num<std::uint16_t>(s.bevel);
+    io.template num<std::uint8_t>(s.bevel);
+    io.template num<std::uint8_t>(s.thin);
     io.bytes(s.padding);
+}
+
+template <class IO, class S>
+void io_brushside_vitamin(IO& io, S& s) {
+    io.template num<std::uint32_t>(s.planenum);
+    io.template num<std::int32_t>(s.texinfo);
+    io.template num<std::int16_t>(s.dispinfo);
+    io.template num<std::uint8_t>(s.bevel);
+    io.template num<std::uint8_t>(s.thin);
 }
 
 template <class IO, class M>
@@ -215,6 +272,18 @@ void io_node_strata(IO& io, N& n) {
     io.template nums<float>(n.maxs);
     io.template num<std::uint32_t>(n.firstface);
     io.template num<std::uint32_t>(n.numfaces);
+    io.template num<std::int16_t>(n.area);
+    io.bytes(n.padding);
+}
+
+template <class IO, class N>
+void io_node_vitamin(IO& io, N& n) {
+    io.template num<std::int32_t>(n.planenum);
+    io.template nums<std::int32_t>(n.children);
+    io.template nums<std::int32_t>(n.mins);
+    io.template nums<std::int32_t>(n.maxs);
+    io.template num<std::uint16_t>(n.firstface);
+    io.template num<std::uint16_t>(n.numfaces);
     io.template num<std::int16_t>(n.area);
     io.bytes(n.padding);
 }
@@ -277,6 +346,23 @@ void io_leaf_strata(IO& io, L& l) {
     io.template num<std::int32_t>(l.leafWaterDataID);
 }
 
+// VitaminSource: the area and the flags get fields of their own, bounds are 32-bit.
+template <class IO, class L>
+void io_leaf_vitamin(IO& io, L& l) {
+    io.template num<std::int32_t>(l.contents);
+    io.template num<std::int16_t>(l.cluster);
+    io.template num<std::int16_t>(l.area);
+    io.template nums<std::int32_t>(l.mins);
+    io.template nums<std::int32_t>(l.maxs);
+    io.template num<std::uint16_t>(l.firstleafface);
+    io.template num<std::uint16_t>(l.numleaffaces);
+    io.template num<std::uint16_t>(l.firstleafbrush);
+    io.template num<std::uint16_t>(l.numleafbrushes);
+    io.template num<std::int16_t>(l.leafWaterDataID);
+    io.template num<std::uint8_t>(l.flags);
+    io.template num<std::uint8_t>(l.padding[0]);
+}
+
 template <class IO, class T>
 void io_texinfo(IO& io, T& t) {
     for (auto& row : t.textureVecsTexelsPerWorldUnits) io.template nums<float>(row);
@@ -295,12 +381,21 @@ void io_texdata(IO& io, T& t) {
     io.template num<std::int32_t>(t.view_height);
 }
 
-// `extra` is how many unknown words the BSP v22 (1) and v23 (2) layouts add.
+template <class IO, class T>
+void io_texdata_vitamin(IO& io, T& t) {
+    io.vec(t.reflectivity);
+    io.template num<std::int32_t>(t.nameStringTableID);
+    io.template num<std::int32_t>(t.width);
+    io.template num<std::int32_t>(t.height);
+}
+
+// `extra` is how many unknown words the BSP v22 (1) and v23 (2) layouts add; -1 is the
+// Half-Life 2 beta (v17) record without triangle tags.
 template <class IO, class D>
 void io_dispinfo(IO& io, D& d, int extra) {
     io.vec(d.startPosition);
     io.template num<std::int32_t>(d.m_iDispVertStart);
-    io.template num<std::int32_t>(d.m_iDispTriStart);
+    if (extra >= 0) io.template num<std::int32_t>(d.m_iDispTriStart);
     io.template num<std::int32_t>(d.power);
     io.template num<std::int32_t>(d.minTess);
     io.template num<float>(d.smoothingAngle);
@@ -323,7 +418,37 @@ void io_dispinfo(IO& io, D& d, int extra) {
     for (auto& corner : d.m_CornerNeighbors) {
         io.template nums<std::uint16_t>(corner.m_Neighbors);
         io.template num<std::uint8_t>(corner.m_nNeighbors);
-        io.template num<std::uint8_t>(corner.padding);
+        io.template num<std::uint8_t>(corner.padding[0]);
+    }
+    io.template nums<std::uint32_t>(d.m_AllowedVerts);
+}
+
+// Strata dispinfo lump version 1: the map face and the neighbour indices are 32-bit.
+template <class IO, class D>
+void io_dispinfo_strata(IO& io, D& d) {
+    io.vec(d.startPosition);
+    io.template num<std::int32_t>(d.m_iDispVertStart);
+    io.template num<std::int32_t>(d.m_iDispTriStart);
+    io.template num<std::int32_t>(d.power);
+    io.template num<std::int32_t>(d.minTess);
+    io.template num<float>(d.smoothingAngle);
+    io.template num<std::int32_t>(d.contents);
+    io.template num<std::uint32_t>(d.m_iMapFace);
+    io.template num<std::int32_t>(d.m_iLightmapAlphaStart);
+    io.template num<std::int32_t>(d.m_iLightmapSamplePositionStart);
+    for (auto& edge : d.m_EdgeNeighbors) {
+        for (auto& sub : edge.m_SubNeighbors) {
+            io.template num<std::uint32_t>(sub.m_iNeighbor);
+            io.template num<std::uint8_t>(sub.m_NeighborOrientation);
+            io.template num<std::uint8_t>(sub.m_Span);
+            io.template num<std::uint8_t>(sub.m_NeighborSpan);
+            io.template num<std::uint8_t>(sub.padding);
+        }
+    }
+    for (auto& corner : d.m_CornerNeighbors) {
+        io.template nums<std::uint32_t>(corner.m_Neighbors);
+        io.template num<std::uint8_t>(corner.m_nNeighbors);
+        io.bytes(corner.padding);
     }
     io.template nums<std::uint32_t>(d.m_AllowedVerts);
 }
@@ -469,9 +594,7 @@ constexpr auto fixed(Tag<dmodel_t>) {
 constexpr auto fixed(Tag<texinfo_t>) {
     return std::pair{72, [](auto& io, auto& r) { io_texinfo(io, r); }};
 }
-constexpr auto fixed(Tag<dtexdata_t>) {
-    return std::pair{32, [](auto& io, auto& r) { io_texdata(io, r); }};
-}
+
 constexpr auto fixed(Tag<CDispVert>) {
     return std::pair{20, [](auto& io, auto& r) { io_dispvert(io, r); }};
 }
@@ -498,6 +621,17 @@ struct Fixed {
     }
 };
 
+struct Texdata {
+    template <class Fn>
+    typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
+        LK_TRY(require_known_version(bsp, index));
+        if (is_vitamin(bsp)) {
+            return fn(24, false, [](auto& io, auto& t) { io_texdata_vitamin(io, t); });
+        }
+        return fn(32, true, [](auto& io, auto& t) { io_texdata(io, t); });
+    }
+};
+
 struct Edges {
     template <class Fn>
     typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
@@ -521,11 +655,44 @@ struct IndexList {
     }
 };
 
+// BSP v17 faces are Bloodlines' 104-byte records or Half-Life 2 beta's 68-byte ones, the same
+// in every face lump. The record size that divides the face lumps decides; when both do, the
+// face count the models give; with no faces at all, Bloodlines (the one game released on v17).
+bool bloodlines_faces(const Bsp& bsp) {
+    bool fits104 = true, fits68 = true, any = false;
+    for (const LumpId id : {LumpId::faces, LumpId::originalfaces, LumpId::faces_hdr}) {
+        const std::size_t n = bsp.lump(id).size();
+        if (!n) continue;
+        any = true;
+        fits104 &= n % 104 == 0;
+        fits68 &= n % 68 == 0;
+    }
+    if (!any || fits104 != fits68) return !any || fits104;
+    if (!fits104) return true;  // neither: the size check reports the lump
+    const Lump& ml = bsp.lump(LumpId::models);
+    std::uint64_t count = 0;
+    if (ml.size() % 48 == 0) {
+        ByteReader r(ml.bytes(), bsp.endian());
+        for (std::size_t i = 0; i < ml.size() / 48; ++i) {
+            r.skip(40, "model");
+            const std::int64_t first = r.i32("firstface"), num = r.i32("numfaces");
+            if (first >= 0 && num >= 0) count = std::max<std::uint64_t>(count, first + num);
+        }
+    }
+    return bsp.lump(LumpId::faces).size() != count * 68;
+}
+
 struct Faces {
     template <class Fn>
     typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
         LK_TRY(require_known_version(bsp, index));
-        if (bsp.version() == 17) return unsupported_layout(bsp, index);
+        if (bsp.version() == 17) {
+            const bool b = bloodlines_faces(bsp);
+            return fn(b ? 104 : 68, false, [b](auto& io, auto& f) { io_face_v17(io, f, b); });
+        }
+        if (is_vitamin(bsp)) {
+            return fn(40, false, [](auto& io, auto& f) { io_face_vitamin(io, f); });
+        }
         // Original faces keep lump version 0 in Strata maps while sharing the faces' layout.
         if (is_strata(bsp) && bsp.lump(LumpId::faces).version >= 2) {
             return fn(72, false, [](auto& io, auto& f) { io_face_strata(io, f); });
@@ -541,6 +708,9 @@ struct Brushsides {
         if (wide_indices(bsp, index)) {
             return fn(16, false, [](auto& io, auto& s) { io_brushside_strata(io, s); });
         }
+        if (is_vitamin(bsp)) {
+            return fn(12, false, [](auto& io, auto& s) { io_brushside_vitamin(io, s); });
+        }
         return fn(8, false, [](auto& io, auto& s) { io_brushside_standard(io, s); });
     }
 };
@@ -551,6 +721,9 @@ struct Nodes {
         LK_TRY(require_known_version(bsp, index));
         if (wide_indices(bsp, index)) {
             return fn(48, false, [](auto& io, auto& n) { io_node_strata(io, n); });
+        }
+        if (is_vitamin(bsp)) {
+            return fn(44, false, [](auto& io, auto& n) { io_node_vitamin(io, n); });
         }
         return fn(32, false, [](auto& io, auto& n) { io_node_standard(io, n); });
     }
@@ -563,6 +736,9 @@ struct Leafs {
         const std::int32_t v = bsp.lump(index).version;
         if (is_strata(bsp) && v >= 2) {
             return fn(56, false, [](auto& io, auto& l) { io_leaf_strata(io, l); });
+        }
+        if (is_vitamin(bsp)) {
+            return fn(44, false, [](auto& io, auto& l) { io_leaf_vitamin(io, l); });
         }
         // Version 0 leaves carry their ambient light cube inline.
         if (v == 0) return fn(56, false, [](auto& io, auto& l) { io_leaf_standard(io, l, true); });
@@ -579,9 +755,11 @@ struct Overlays {
         const std::int32_t v = bsp.lump(index).version;
         OverlayLayout layout;
         if (is_strata(bsp) && v != 0) {
+            // Version 3 is not an array of records: see strata_overlays().
             if (v > 2) return unsupported_layout(bsp, index);
             layout = {true, v == 2};
         }
+        if (is_vitamin(bsp)) layout = {true, false};
         const std::size_t size =
             (layout.strata ? 12 : 8) + sizeof(O::aFaces) + 16 + 4 * 12 + 24 + (layout.tint ? 4 : 0);
         return fn(size, false, [layout](auto& io, auto& o) { io_overlay(io, o, layout); });
@@ -610,12 +788,20 @@ struct Worldlights {
     }
 };
 
-// BSP v22 adds one unknown word, v23 (Dota 2 beta) two; Strata's widened layout is unknown.
+// BSP v22 adds one unknown word, v23 (Dota 2 beta) two; Strata's lump version 1 widens the
+// map face and neighbour indices to 32 bits; Half-Life 2 beta v17 maps have no triangle tags
+// (172 bytes), Bloodlines' v17 ones do (176, chosen when both sizes divide the lump).
 struct Dispinfo {
     template <class Fn>
     typename Fn::result_type operator()(const Bsp& bsp, int index, Fn&& fn) const {
         LK_TRY(require_known_version(bsp, index));
-        if (is_strata(bsp) && bsp.lump(index).version >= 1) return unsupported_layout(bsp, index);
+        if (is_strata(bsp) && bsp.lump(index).version >= 1) {
+            return fn(232, false, [](auto& io, auto& d) { io_dispinfo_strata(io, d); });
+        }
+        const std::size_t n = bsp.lump(index).size();
+        if (bsp.version() == 17 && n % 172 == 0 && n % 176 != 0) {
+            return fn(172, false, [](auto& io, auto& d) { io_dispinfo(io, d, -1); });
+        }
         const int extra = bsp.version() == 22 ? 1 : bsp.version() == 23 ? 2 : 0;
         return fn(176 + 4 * static_cast<std::size_t>(extra), false,
                   [extra](auto& io, auto& d) { io_dispinfo(io, d, extra); });
@@ -669,7 +855,7 @@ Result<LumpView<texinfo_t>> texinfo(const Bsp& bsp) {
     return decode_lump<texinfo_t>(bsp, LumpId::texinfo, Fixed<texinfo_t>{});
 }
 Result<LumpView<dtexdata_t>> texdata(const Bsp& bsp) {
-    return decode_lump<dtexdata_t>(bsp, LumpId::texdata, Fixed<dtexdata_t>{});
+    return decode_lump<dtexdata_t>(bsp, LumpId::texdata, Texdata{});
 }
 Result<LumpView<CDispVert>> disp_verts(const Bsp& bsp) {
     return decode_lump<CDispVert>(bsp, LumpId::disp_verts, Fixed<CDispVert>{});
@@ -813,6 +999,86 @@ Result<Occlusion> occlusion(const Bsp& bsp) {
     return o;
 }
 
+namespace {
+constexpr std::size_t kOverlayV3Record = 108;
+}
+
+Result<StrataOverlays> strata_overlays(const Bsp& bsp) {
+    const int index = index_of(LumpId::overlays);
+    StrataOverlays o;
+    const ByteSpan d = bsp.lump(index).bytes();
+    if (d.empty() || !is_strata(bsp) || bsp.lump(index).version != 3) return o;
+    const std::int64_t base = bsp.headers_as_read().empty()
+                                  ? 0
+                                  : bsp.headers_as_read()[static_cast<std::size_t>(index)].offset;
+    ByteReader r(d, bsp.endian(), static_cast<std::uint64_t>(std::max<std::int64_t>(base, 0)));
+    auto fail = [&](std::string_view field) {
+        Diagnostic e = r.ok() ? Diagnostic::error("bsp.bad-overlays", "count does not fit")
+                                    .at_offset(static_cast<std::int64_t>(r.abs_pos()))
+                              : r.take_error();
+        e.message = fmt::format("lump {} (overlays): {}", index, e.message);
+        return std::move(e).with_path(fmt::format("{}/{}", lump_path(index), field));
+    };
+    const std::uint32_t count = r.u32("count"), nfaces = r.u32("face count");
+    if (!r.ok() || !r.check_count(nfaces, 4, "faces")) return fail("faces");
+    o.faces.resize(nfaces);
+    for (std::uint32_t& f : o.faces) f = r.u32("face");
+    if (!r.ok() || !r.check_count(count, kOverlayV3Record, "overlays")) return fail("overlays");
+    o.overlays.resize(count);
+    for (doverlay_v3_t& v : o.overlays) {
+        v.nId = r.i32("id");
+        v.nTexInfo = r.u32("texinfo");
+        v.flags = r.u16("flags");
+        v.renderOrder = r.u16("render order");
+        v.faceOffset = r.i32("face offset");
+        v.faceCount = r.i32("face count");
+        for (float& f : v.flU) f = r.f32("u");
+        for (float& f : v.flV) f = r.f32("v");
+        for (auto& p : v.uv) {
+            p[0] = r.f32("uv");
+            p[1] = r.f32("uv");
+        }
+        for (Vec3f* p : {&v.basisU, &v.origin, &v.basisNormal})
+            *p = {r.f32("x"), r.f32("y"), r.f32("z")};
+        for (std::uint8_t& c : v.tint) c = r.u8("tint");
+    }
+    if (!r.ok()) return fail("overlays");
+    if (!r.at_end()) {
+        return lump_diag(bsp, index, "bsp.bad-overlays",
+                         fmt::format("{} bytes after the overlay records", r.remaining()),
+                         "/overlays");
+    }
+    return o;
+}
+
+Result<Bytes> encode(const Bsp& bsp, const StrataOverlays& o) {
+    ByteWriter w(bsp.endian());
+    w.u32(static_cast<std::uint32_t>(o.overlays.size()));
+    w.u32(static_cast<std::uint32_t>(o.faces.size()));
+    for (const std::uint32_t f : o.faces) w.u32(f);
+    for (const doverlay_v3_t& v : o.overlays) {
+        w.i32(v.nId);
+        w.u32(v.nTexInfo);
+        w.u16(v.flags);
+        w.u16(v.renderOrder);
+        w.i32(v.faceOffset);
+        w.i32(v.faceCount);
+        for (const float f : v.flU) w.f32(f);
+        for (const float f : v.flV) w.f32(f);
+        for (const auto& p : v.uv) {
+            w.f32(p[0]);
+            w.f32(p[1]);
+        }
+        for (const Vec3f* p : {&v.basisU, &v.origin, &v.basisNormal}) {
+            w.f32(p->x);
+            w.f32(p->y);
+            w.f32(p->z);
+        }
+        for (const std::uint8_t c : v.tint) w.u8(c);
+    }
+    return w.take();
+}
+
 Result<Visibility> visibility(const Bsp& bsp) {
     const int index = index_of(LumpId::visibility);
     LK_TRY(require_known_version(bsp, index));
@@ -900,7 +1166,7 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const texinfo_t> it
     return encode_lump(bsp, which, items, Fixed<texinfo_t>{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dtexdata_t> items) {
-    return encode_lump(bsp, which, items, Fixed<dtexdata_t>{});
+    return encode_lump(bsp, which, items, Texdata{});
 }
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const CDispVert> items) {
     return encode_lump(bsp, which, items, Fixed<CDispVert>{});

@@ -4,46 +4,106 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace lk::bsp {
 
-Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings) {
+namespace {
+
+// Runs one view; strict parses stop at the first failure, lenient ones leave the target empty
+// and record the lump as skipped.
+class MapParser {
+public:
+    MapParser(MapData& m, Diagnostics* warnings, bool lenient)
+        : m_(m), warnings_(warnings), lenient_(lenient) {}
+
+    template <class T>
+    void take(Result<T> r, T& out, int lump, std::string_view name) {
+        if (r) {
+            out = std::move(r).value();
+            return;
+        }
+        if (!lenient_) {
+            if (!failed_) failed_ = std::move(r).error();
+            return;
+        }
+        Diagnostic why = std::move(r).error();
+        if (warnings_) {
+            Diagnostic w = why;
+            w.severity = Severity::warning;
+            w.code = "bsp.lump-skipped";
+            w.message = fmt::format("{} could not be read and is skipped: {}", name, why.message);
+            warnings_->add(std::move(w));
+        }
+        m_.skipped.push_back({lump, std::string(name), std::move(why)});
+    }
+    template <class T>
+    void take(Result<T> r, T& out, LumpId id) {
+        take(std::move(r), out, index_of(id), lump_name(index_of(id)));
+    }
+    bool failed() const { return failed_.has_value(); }
+    Diagnostic error() && { return std::move(*failed_); }
+
+private:
+    MapData& m_;
+    Diagnostics* warnings_;
+    bool lenient_;
+    std::optional<Diagnostic> failed_;
+};
+
+}  // namespace
+
+const Diagnostic* MapData::skipped_error(LumpId id) const {
+    for (const Skipped& s : skipped) {
+        if (s.lump == index_of(id)) return &s.error;
+    }
+    return nullptr;
+}
+
+Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings, const ParseOptions& opt) {
     MapData m;
-    LK_TRY_ASSIGN(m.entities, entities(bsp, warnings));
-    LK_TRY_ASSIGN(m.planes, planes(bsp));
-    LK_TRY_ASSIGN(m.vertexes, vertexes(bsp));
-    LK_TRY_ASSIGN(m.edges, edges(bsp));
-    LK_TRY_ASSIGN(m.surfedges, surfedges(bsp));
-    LK_TRY_ASSIGN(m.faces, faces(bsp, LumpId::faces));
-    LK_TRY_ASSIGN(m.original_faces, faces(bsp, LumpId::originalfaces));
-    LK_TRY_ASSIGN(m.faces_hdr, faces(bsp, LumpId::faces_hdr));
-    LK_TRY_ASSIGN(m.brushes, brushes(bsp));
-    LK_TRY_ASSIGN(m.brushsides, brushsides(bsp));
-    LK_TRY_ASSIGN(m.models, models(bsp));
-    LK_TRY_ASSIGN(m.nodes, nodes(bsp));
-    LK_TRY_ASSIGN(m.leafs, leafs(bsp));
-    LK_TRY_ASSIGN(m.leaffaces, leaffaces(bsp));
-    LK_TRY_ASSIGN(m.leafbrushes, leafbrushes(bsp));
-    LK_TRY_ASSIGN(m.texinfo, texinfo(bsp));
-    LK_TRY_ASSIGN(m.texdata, texdata(bsp));
-    LK_TRY_ASSIGN(m.texdata_strings, texdata_strings(bsp));
-    LK_TRY_ASSIGN(m.visibility, visibility(bsp));
-    LK_TRY_ASSIGN(m.dispinfo, dispinfo(bsp));
-    LK_TRY_ASSIGN(m.disp_verts, disp_verts(bsp));
-    LK_TRY_ASSIGN(m.disp_tris, disp_tris(bsp));
-    LK_TRY_ASSIGN(m.overlays, overlays(bsp));
-    LK_TRY_ASSIGN(m.water_overlays, water_overlays(bsp));
-    LK_TRY_ASSIGN(m.overlay_fades, overlay_fades(bsp));
-    LK_TRY_ASSIGN(m.cubemaps, cubemaps(bsp));
-    LK_TRY_ASSIGN(m.areas, areas(bsp));
-    LK_TRY_ASSIGN(m.areaportals, areaportals(bsp));
-    LK_TRY_ASSIGN(m.clipportalverts, clipportalverts(bsp));
-    LK_TRY_ASSIGN(m.occlusion, occlusion(bsp));
-    LK_TRY_ASSIGN(m.worldlights, worldlights(bsp, LumpId::worldlights));
-    LK_TRY_ASSIGN(m.worldlights_hdr, worldlights(bsp, LumpId::worldlights_hdr));
-    LK_TRY_ASSIGN(m.static_props, static_props(bsp));
-    LK_TRY_ASSIGN(m.detail_props, detail_props(bsp));
-    LK_TRY_ASSIGN(m.pak, pakfile(bsp));
+    MapParser p(m, warnings, opt.lenient);
+    using L = LumpId;
+    p.take(entities(bsp, warnings), m.entities, L::entities);
+    p.take(planes(bsp), m.planes, L::planes);
+    p.take(vertexes(bsp), m.vertexes, L::vertexes);
+    p.take(edges(bsp), m.edges, L::edges);
+    p.take(surfedges(bsp), m.surfedges, L::surfedges);
+    p.take(faces(bsp, L::faces), m.faces, L::faces);
+    p.take(faces(bsp, L::originalfaces), m.original_faces, L::originalfaces);
+    p.take(faces(bsp, L::faces_hdr), m.faces_hdr, L::faces_hdr);
+    p.take(brushes(bsp), m.brushes, L::brushes);
+    p.take(brushsides(bsp), m.brushsides, L::brushsides);
+    p.take(models(bsp), m.models, L::models);
+    p.take(nodes(bsp), m.nodes, L::nodes);
+    p.take(leafs(bsp), m.leafs, L::leafs);
+    p.take(leaffaces(bsp), m.leaffaces, L::leaffaces);
+    p.take(leafbrushes(bsp), m.leafbrushes, L::leafbrushes);
+    p.take(texinfo(bsp), m.texinfo, L::texinfo);
+    p.take(texdata(bsp), m.texdata, L::texdata);
+    p.take(texdata_strings(bsp), m.texdata_strings, L::texdata_string_table);
+    p.take(visibility(bsp), m.visibility, L::visibility);
+    p.take(dispinfo(bsp), m.dispinfo, L::dispinfo);
+    p.take(disp_verts(bsp), m.disp_verts, L::disp_verts);
+    p.take(disp_tris(bsp), m.disp_tris, L::disp_tris);
+    if (bsp.version() == 25 && bsp.lump(L::overlays).version == 3) {
+        p.take(strata_overlays(bsp), m.strata_overlays, L::overlays);
+    } else {
+        p.take(overlays(bsp), m.overlays, L::overlays);
+    }
+    p.take(water_overlays(bsp), m.water_overlays, L::wateroverlays);
+    p.take(overlay_fades(bsp), m.overlay_fades, L::overlay_fades);
+    p.take(cubemaps(bsp), m.cubemaps, L::cubemaps);
+    p.take(areas(bsp), m.areas, L::areas);
+    p.take(areaportals(bsp), m.areaportals, L::areaportals);
+    p.take(clipportalverts(bsp), m.clipportalverts, L::clipportalverts);
+    p.take(occlusion(bsp), m.occlusion, L::occlusion);
+    p.take(worldlights(bsp, L::worldlights), m.worldlights, L::worldlights);
+    p.take(worldlights(bsp, L::worldlights_hdr), m.worldlights_hdr, L::worldlights_hdr);
+    p.take(static_props(bsp), m.static_props, index_of(L::game_lump), "sprp game lump");
+    p.take(detail_props(bsp), m.detail_props, index_of(L::game_lump), "dprp game lump");
+    p.take(pakfile(bsp), m.pak, L::pakfile);
+    if (p.failed()) return std::move(p).error();
     return m;
 }
 

@@ -318,11 +318,6 @@ Result<DetailProps> detail_props(const Bsp& bsp) {
     const GameLump* g = bsp.find_game_lump(kDetailPropsId);
     if (!g) return dp;
     dp.version = g->version;
-    if (dp.version != 4) {
-        return props_error("bsp.dprp-layout",
-                           fmt::format("no known detail prop layout for version {}", dp.version),
-                           "lump[35]/dprp", g->file_offset());
-    }
     ByteReader r(g->bytes(), bsp.endian(), base_of(*g));
     std::size_t n = 0;
     if (!read_count(r, 128, "dictionary count", n)) {
@@ -330,6 +325,23 @@ Result<DetailProps> detail_props(const Bsp& bsp) {
     }
     dp.dict.resize(n);
     for (auto& name : dp.dict) std::memcpy(name.data(), r.bytes(128, "name").data(), 128);
+    if (dp.version != 4) {
+        const ByteSpan rest = r.bytes(r.remaining(), "records");
+        dp.rest.assign(rest.begin(), rest.end());
+        // A count, then that many records of one size (after a sprite dictionary from v5 on).
+        ByteReader t(rest, bsp.endian());
+        if (dp.version > 4) {
+            const std::int32_t sprites = t.i32("sprite count");
+            if (!t.ok() || sprites < 0 || !t.skip(std::size_t(sprites) * kSpriteRecord, "sprites"))
+                return dp;
+        }
+        const std::int32_t count = t.i32("prop count");
+        if (t.ok() && count > 0 && t.remaining() % std::size_t(count) == 0 && t.remaining() > 0)
+            dp.rest_count = std::size_t(count);
+        else if (t.ok() && count == 0 && t.at_end())
+            dp.rest_count = 0;
+        return dp;
+    }
     if (!read_count(r, kSpriteRecord, "sprite count", n)) {
         return std::move(r.take_error().with_path(dprp_path("sprites")));
     }
@@ -358,6 +370,10 @@ Result<Bytes> encode(const Bsp& bsp, const DetailProps& dp) {
     ByteWriter w(bsp.endian());
     w.i32(static_cast<std::int32_t>(dp.dict.size()));
     for (const auto& name : dp.dict) w.bytes(as_bytes(std::string_view(name.data(), name.size())));
+    if (dp.version != 4) {
+        w.bytes(dp.rest);
+        return w.take();
+    }
     auto records = [&](auto& items, std::size_t size, auto io) {
         w.i32(static_cast<std::int32_t>(items.size()));
         const std::size_t start = w.size();

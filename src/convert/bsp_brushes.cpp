@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "bsp_decompiler.hpp"
@@ -108,20 +109,32 @@ std::pair<Vec3, Vec3> world_axes(const Vec3& n) {
     return {{1, 0, 0}, {0, 0, -1}};
 }
 
-constexpr double kHuge = 1 << 20;  // polygons reaching this far belong to an open brush
-
-template <class T>
-void take(Decompiler& d, Result<T> r, T& out, std::string_view what) {
-    if (r) {
-        out = std::move(r).value();
-        return;
-    }
-    d.report_.unreadable_lumps.emplace_back(what);
-    d.diags_.add(Diagnostic::warning("convert.bsp-lump-skipped",
-                                     fmt::format("{} could not be read and is skipped: {}", what,
-                                                 r.error().message))
-                     .with_path(r.error().path));
+// Hammer's face-aligned axes: v runs down the face (world -y on level faces), u = n x v, so
+// the texture reads unmirrored from the front; world alignment mirrors it on faces looking
+// along -x, +y and -z.
+std::pair<Vec3, Vec3> face_axes(const Vec3& n) {
+    Vec3 v = Vec3{0, 0, -1} - n * -n.z;
+    if (length(v) < 1e-3) v = Vec3{0, -1, 0} - n * -n.y;
+    v = normalize(v);
+    return {normalize(cross(n, v)), v};
 }
+
+Alignment alignment_of(const SideTexture& t, const Vec3& n) {
+    const Vec3 u = normalize(t.u.axis * (t.u.scale < 0 ? -1.0 : 1.0));
+    const Vec3 v = normalize(t.v.axis * (t.v.scale < 0 ? -1.0 : 1.0));
+    const auto [wu, wv] = world_axes(n);
+    const auto [fu, fv] = face_axes(n);
+    const bool w = near(u, wu, 1e-3) && near(v, wv, 1e-3);
+    const bool f = near(u, fu, 1e-3) && near(v, fv, 1e-3);
+    return w && f ? Alignment::both : w ? Alignment::world : f ? Alignment::face : Alignment::other;
+}
+
+std::uint64_t texdata_flags_key(std::int32_t texdata, std::int32_t flags) {
+    return (std::uint64_t{static_cast<std::uint32_t>(texdata)} << 32) |
+           static_cast<std::uint32_t>(flags);
+}
+
+constexpr double kHuge = 1 << 20;  // polygons reaching this far belong to an open brush
 
 std::uint64_t side_key(std::uint32_t planenum, std::int32_t texinfo) {
     return (std::uint64_t{planenum} << 32) | static_cast<std::uint32_t>(texinfo);
@@ -141,39 +154,20 @@ void Decompiler::warn(std::string code, std::string message) {
 }
 
 Result<void> Decompiler::load() {
-    LK_TRY_ASSIGN(l_.entities, bsp::entities(bsp_, &diags_));
-    LK_TRY_ASSIGN(l_.planes, bsp::planes(bsp_));
-    LK_TRY_ASSIGN(l_.brushes, bsp::brushes(bsp_));
-    LK_TRY_ASSIGN(l_.brushsides, bsp::brushsides(bsp_));
-    LK_TRY_ASSIGN(l_.models, bsp::models(bsp_));
-    LK_TRY_ASSIGN(l_.nodes, bsp::nodes(bsp_));
-    LK_TRY_ASSIGN(l_.leafs, bsp::leafs(bsp_));
-    LK_TRY_ASSIGN(l_.leafbrushes, bsp::leafbrushes(bsp_));
-    LK_TRY_ASSIGN(l_.texinfo, bsp::texinfo(bsp_));
-    LK_TRY_ASSIGN(l_.texdata, bsp::texdata(bsp_));
-    LK_TRY_ASSIGN(l_.strings, bsp::texdata_strings(bsp_));
+    bsp::ParseOptions po;
+    po.lenient = true;
+    LK_TRY_ASSIGN(l_, bsp::parse_map(bsp_, &diags_, po));
     using bsp::LumpId;
-    take(*this, bsp::vertexes(bsp_), l_.vertexes, "vertexes");
-    take(*this, bsp::edges(bsp_), l_.edges, "edges");
-    take(*this, bsp::surfedges(bsp_), l_.surfedges, "surfedges");
-    take(*this, bsp::faces(bsp_, LumpId::faces), l_.faces, "faces");
+    // Brushes are rebuilt from these; without any of them there is nothing to decompile.
+    for (const LumpId id : {LumpId::entities, LumpId::planes, LumpId::brushes, LumpId::brushsides,
+                            LumpId::models, LumpId::nodes, LumpId::leafs, LumpId::leafbrushes,
+                            LumpId::texinfo, LumpId::texdata, LumpId::texdata_string_table}) {
+        if (const Diagnostic* e = l_.skipped_error(id)) return *e;
+    }
+    for (const bsp::MapData::Skipped& s : l_.skipped) report_.unreadable_lumps.push_back(s.name);
     // Maps compiled for HDR only (console builds) keep their faces in the HDR lump.
-    if (l_.faces.empty()) take(*this, bsp::faces(bsp_, LumpId::faces_hdr), l_.faces, "faces_hdr");
-    take(*this, bsp::faces(bsp_, LumpId::originalfaces), l_.original_faces, "originalfaces");
-    take(*this, bsp::dispinfo(bsp_), l_.dispinfo, "dispinfo");
-    take(*this, bsp::disp_verts(bsp_), l_.disp_verts, "disp_verts");
-    take(*this, bsp::disp_tris(bsp_), l_.disp_tris, "disp_tris");
-    take(*this, bsp::overlays(bsp_), l_.overlays, "overlays");
-    take(*this, bsp::water_overlays(bsp_), l_.water_overlays, "wateroverlays");
-    take(*this, bsp::overlay_fades(bsp_), l_.overlay_fades, "overlay_fades");
-    take(*this, bsp::cubemaps(bsp_), l_.cubemaps, "cubemaps");
-    take(*this, bsp::areaportals(bsp_), l_.areaportals, "areaportals");
-    take(*this, bsp::clipportalverts(bsp_), l_.clipportalverts, "clipportalverts");
-    take(*this, bsp::occlusion(bsp_), l_.occlusion, "occlusion");
-    take(*this, bsp::worldlights(bsp_), l_.worldlights, "worldlights");
-    take(*this, bsp::static_props(bsp_), l_.static_props, "sprp game lump");
-    take(*this, bsp::detail_props(bsp_), l_.detail_props, "dprp game lump");
-    l_.multiblend = !bsp_.lump(LumpId::disp_multiblend).empty();
+    if (l_.faces.empty()) l_.faces = l_.faces_hdr;
+    multiblend_ = !bsp_.lump(LumpId::disp_multiblend).empty();
     return success();
 }
 
@@ -183,13 +177,13 @@ void Decompiler::load_materials() {
     material_cubemap_.assign(n, std::nullopt);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int32_t sid = l_.texdata[i].nameStringTableID;
-        if (sid < 0 || static_cast<std::size_t>(sid) >= l_.strings.names.size()) {
+        if (sid < 0 || static_cast<std::size_t>(sid) >= l_.texdata_strings.names.size()) {
             materials_[i] = "TOOLS/TOOLSNODRAW";
             warn("convert.bad-texdata-name",
                  fmt::format("texdata {} names string {}, which does not exist", i, sid));
             continue;
         }
-        const std::string_view name = l_.strings.names[static_cast<std::size_t>(sid)];
+        const std::string_view name = l_.texdata_strings.names[static_cast<std::size_t>(sid)];
         std::array<int, 3> cm{};
         cm[0] = INT32_MIN;
         materials_[i] = unpatch_material(name, opt_.map_name, &cm);
@@ -274,26 +268,84 @@ std::optional<Aabb> Decompiler::closing_box(std::uint32_t b) {
     return box;
 }
 
+namespace {
+
+// Longest distance across `poly` perpendicular to its longest edge: how wide the polygon is.
+double polygon_width(std::span<const Vec3> poly) {
+    double longest = 0;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < poly.size(); ++i) {
+        const double len = distance(poly[i], poly[(i + 1) % poly.size()]);
+        if (len > longest) {
+            longest = len;
+            at = i;
+        }
+    }
+    if (longest <= 0) return 0;
+    const Vec3 a = poly[at], dir = (poly[(at + 1) % poly.size()] - a) / longest;
+    double width = 0;
+    for (const Vec3& p : poly) width = std::max(width, length(cross(p - a, dir)));
+    return width;
+}
+
+}  // namespace
+
+void Decompiler::lose_side(std::uint32_t brush, std::uint32_t side, std::string reason) {
+    g_.side_fate[side] = SideFate::lost;
+    BspToSceneReport::LostSide lost;
+    lost.brush = brush;
+    lost.brush_side = side;
+    lost.reason = std::move(reason);
+    lost_sides_.push_back(std::move(lost));
+}
+
 void Decompiler::build_geometry() {
     const std::size_t nb = l_.brushes.size();
     g_.brush_first.reserve(nb + 1);
     g_.bounds.reserve(nb);
     g_.side_visible.assign(l_.brushsides.size(), 0);
+    g_.side_fate.assign(l_.brushsides.size(), SideFate::unused);
     std::vector<std::optional<Plane>> planes;
     std::vector<std::uint32_t> index;
-    BrushPolygons polys;
+    BrushPolygons polys, without;
     std::size_t bad_refs = 0;
-    auto clip = [&] {
+    auto center_of = [](const std::vector<std::optional<Plane>>& pl) {
         Vec3 center;
-        for (const auto& p : planes) center += p->normal * p->dist;
-        if (!planes.empty()) center = center / static_cast<double>(planes.size());
-        build_brush_polygons(planes, center, polys);
+        std::size_t n = 0;
+        for (const auto& p : pl) {
+            if (!p) continue;
+            center += p->normal * p->dist;
+            ++n;
+        }
+        return n ? center / static_cast<double>(n) : center;
+    };
+    auto clip = [&] {
+        build_brush_polygons(planes, center_of(planes), polys);
         for (const BrushFaceProblem& p : polys.problems) {
             if (p.problem == BrushProblem::open) return false;
         }
         return true;
     };
+    // True when side i's plane cuts nothing off the solid the other sides bound: every corner
+    // of that solid lies behind it or within kTouch of it. vbsp appends such planes (axial
+    // planes at the brush bounds when it writes brushes, edge bevels) and Hammer never keeps
+    // a side without a face, so they are not sides of the source brush.
+    constexpr double kTouch = 0.01;
+    auto redundant = [&](std::size_t i) {
+        std::optional<Plane> keep = planes[i];
+        planes[i].reset();
+        build_brush_polygons(planes, center_of(planes), without);
+        planes[i] = keep;
+        for (const BrushFaceProblem& p : without.problems) {
+            if (p.problem == BrushProblem::open) return false;
+        }
+        for (const Vec3& p : without.points) {
+            if (keep->distance_to(p) > kTouch) return false;
+        }
+        return !without.points.empty();
+    };
     for (std::size_t b = 0; b < nb; ++b) {
+        const auto bi = static_cast<std::uint32_t>(b);
         g_.brush_first.push_back(static_cast<std::uint32_t>(g_.sides.size()));
         Aabb box;
         const bsp::dbrush_t& br = l_.brushes[b];
@@ -301,23 +353,33 @@ void Decompiler::build_geometry() {
         if (first < 0 || count < 0 ||
             static_cast<std::uint64_t>(first + count) > l_.brushsides.size()) {
             ++bad_refs;
+            bad_brush_sides_.push_back(bi);
             g_.bounds.push_back(box);
             continue;
         }
         planes.clear();
         index.clear();
         for (std::int64_t s = first; s < first + count; ++s) {
-            const bsp::dbrushside_t& side = l_.brushsides[static_cast<std::size_t>(s)];
-            if (side.bevel & 1) continue;
+            const auto si = static_cast<std::uint32_t>(s);
+            const bsp::dbrushside_t& side = l_.brushsides[si];
+            if (side.bevel & 1) {
+                g_.side_fate[si] = SideFate::bevel;
+                continue;
+            }
             if (side.planenum >= l_.planes.size()) {
                 ++bad_refs;
+                lose_side(bi, si,
+                          fmt::format("its plane {} is outside the plane lump", side.planenum));
                 continue;
             }
             const bsp::dplane_t& p = l_.planes[side.planenum];
             const Vec3 n = normalize(p.normal.to_vec3());
-            if (n == Vec3{}) continue;
+            if (n == Vec3{} || !std::isfinite(p.dist)) {
+                lose_side(bi, si, fmt::format("its plane {} has no direction", side.planenum));
+                continue;
+            }
             planes.push_back(Plane{n, p.dist});
-            index.push_back(static_cast<std::uint32_t>(s));
+            index.push_back(si);
         }
         // A plane used twice in one brush is a placeholder (Dota 2's Source 1 compiler zeroes
         // the plane of sides it dropped); none of its copies is the real side.
@@ -334,13 +396,17 @@ void Decompiler::build_geometry() {
         if (damaged) {
             for (std::size_t i = index.size(); i-- > 0;) {
                 if (planes[i]) continue;
+                lose_side(bi, index[i],
+                          fmt::format("its plane {} is repeated by another side of the brush (a "
+                                      "placeholder for a side the compiler dropped)",
+                                      l_.brushsides[index[i]].planenum));
                 planes.erase(planes.begin() + static_cast<std::ptrdiff_t>(i));
                 index.erase(index.begin() + static_cast<std::ptrdiff_t>(i));
             }
         }
         if (!clip() || damaged) {
             // Sides are missing: close the brush with the box its leaves fill.
-            if (auto cb = closing_box(static_cast<std::uint32_t>(b))) {
+            if (auto cb = closing_box(bi)) {
                 for (int k = 0; k < 3; ++k) {
                     Vec3 n;
                     n[k] = 1;
@@ -353,14 +419,45 @@ void Decompiler::build_geometry() {
                 ++report_.recovered.closed_brushes;
             }
         }
+        // Sides that add nothing to the solid go first (they would leave slivers below).
+        bool dropped = false;
+        for (std::size_t i = 0; i < polys.face_count(); ++i) {
+            if (index[i] == kSyntheticSide) continue;
+            const auto face = polys.face(i);
+            if (face.size() >= 3 && polygon_width(face) >= kTouch) continue;
+            if (!redundant(i)) continue;
+            g_.side_fate[index[i]] = SideFate::redundant;
+            planes[i].reset();
+            dropped = true;
+        }
+        if (dropped) {
+            for (std::size_t i = index.size(); i-- > 0;) {
+                if (planes[i]) continue;
+                planes.erase(planes.begin() + static_cast<std::ptrdiff_t>(i));
+                index.erase(index.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+            clip();
+        }
         for (std::size_t i = 0; i < polys.face_count(); ++i) {
             const auto face = polys.face(i);
-            if (face.size() < 3 || winding_area(face) < 1e-6) continue;
+            const bool synthetic = index[i] == kSyntheticSide;
+            if (face.size() < 3 || winding_area(face) < 1e-6) {
+                if (!synthetic) lose_side(bi, index[i], "its plane leaves no face on the brush");
+                continue;
+            }
             bool huge = false;
             for (const Vec3& p : face) {
                 huge |= std::abs(p.x) > kHuge || std::abs(p.y) > kHuge || std::abs(p.z) > kHuge;
             }
-            if (huge) continue;
+            if (huge) {
+                if (!synthetic) {
+                    lose_side(bi, index[i],
+                              "the brush is open (sides are missing) and this side's face has "
+                              "no bounds");
+                }
+                continue;
+            }
+            if (!synthetic) g_.side_fate[index[i]] = SideFate::kept;
             SideGeo sg;
             sg.brushside = index[i];
             sg.plane = *planes[i];
@@ -454,6 +551,7 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
     double width = 0, height = 0;
     if (info.texdata >= 0 && static_cast<std::size_t>(info.texdata) < materials_.size()) {
         t.material = materials_[static_cast<std::size_t>(info.texdata)];
+        t.texdata = info.texdata;
         width = l_.texdata[static_cast<std::size_t>(info.texdata)].width;
         height = l_.texdata[static_cast<std::size_t>(info.texdata)].height;
     } else {
@@ -470,8 +568,15 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
             const bool moved = origin != Vec3{};
             auto shift = [&](float w, const Vec3& s, double size) {
                 if (!moved) return tidy(w);
+                // vbsp added origin . texVec to the shift in single precision: the shift is
+                // only known to a few float steps of that sum, so a whole number within them
+                // is what the mapper had.
+                const double sum = std::abs(double(w)) + std::abs(origin.x * s.x) +
+                                   std::abs(origin.y * s.y) + std::abs(origin.z * s.z);
+                const double err = 4 * sum * std::numeric_limits<float>::epsilon();
                 double v = static_cast<double>(w) - dot(origin, s);
                 if (size > 0 && std::abs(v) >= size) v = std::fmod(v, size);
+                if (std::abs(v - std::round(v)) <= err) return std::round(v) + 0.0;
                 return round_to(v, 1e-3);
             };
             t.u = {tidy(au), shift(tv[0][3], su, width), tidy(1 / lu)};
@@ -484,6 +589,157 @@ SideTexture Decompiler::texture(std::int32_t ti, const Vec3& normal, const Vec3&
         2;
     if (ls > 1e-3 && std::isfinite(ls)) t.lightmap_scale = std::max(1.0, std::round(1 / ls));
     return t;
+}
+
+void Decompiler::study_textures() {
+    const std::size_t nt = l_.texinfo.size();
+    texinfo_on_face_.assign(nt, 0);
+    for (const bsp::dface_t& f : l_.faces) {
+        if (f.texinfo >= 0 && static_cast<std::size_t>(f.texinfo) < nt)
+            texinfo_on_face_[static_cast<std::size_t>(f.texinfo)] = 1;
+    }
+    for (std::size_t i = 0; i < nt; ++i) {
+        if (!texinfo_on_face_[i]) continue;
+        const bsp::texinfo_t& t = l_.texinfo[i];
+        first_on_face_.emplace(texdata_flags_key(t.texdata, t.flags), static_cast<std::int32_t>(i));
+        texinfos_on_face_[t.texdata].push_back(static_cast<std::int32_t>(i));
+    }
+    // The alignment Hammer gave new faces, from sides whose texture is certainly theirs; sides
+    // no one looks at keep it best (visible ones get re-aligned).
+    std::size_t votes[2][2] = {};  // [hidden, visible][world, face]
+    for (const SideGeo& sg : g_.sides) {
+        if (sg.brushside == kSyntheticSide) continue;
+        const std::int32_t ti = l_.brushsides[sg.brushside].texinfo;
+        if (ti < 0 || static_cast<std::size_t>(ti) >= nt) continue;
+        if (l_.texinfo[static_cast<std::size_t>(ti)].flags & surf::nodraw) continue;
+        const bool visible = g_.side_visible[sg.brushside] != 0;
+        if (!visible && !own_texinfo(ti, sg.plane.normal)) continue;
+        const Alignment a = alignment_of(texture(ti, sg.plane.normal, {}), sg.plane.normal);
+        if (a == Alignment::world || a == Alignment::face) ++votes[visible][a == Alignment::face];
+    }
+    const auto& v = votes[0][0] + votes[0][1] ? votes[0] : votes[1];
+    face_aligned_ = v[1] > v[0];
+}
+
+bool Decompiler::own_texinfo(std::int32_t ti, const Vec3& n) const {
+    if (ti < 0 || static_cast<std::size_t>(ti) >= l_.texinfo.size()) return false;
+    const bsp::texinfo_t& t = l_.texinfo[static_cast<std::size_t>(ti)];
+    const auto& tv = t.textureVecsTexelsPerWorldUnits;
+    const Vec3 u = normalize(Vec3{tv[0][0], tv[0][1], tv[0][2]});
+    const Vec3 v = normalize(Vec3{tv[1][0], tv[1][1], tv[1][2]});
+    // Axes that do not span the face cannot have been made for it.
+    if (std::abs(dot(n, normalize(cross(u, v)))) < 0.02) return false;
+    // vbsp only re-points a side at a texinfo faces use, and at the lowest such texinfo with
+    // the side's flags and surface properties; one with a lower sibling of the same material
+    // and flags (so the same properties) on a face was never picked.
+    if (!texinfo_on_face_[static_cast<std::size_t>(ti)]) return true;
+    const auto it = first_on_face_.find(texdata_flags_key(t.texdata, t.flags));
+    return it != first_on_face_.end() && it->second < ti;
+}
+
+bool Decompiler::on_a_face(std::int32_t texdata, std::int32_t flags, const SideTexture& t,
+                           const Vec3& origin) const {
+    const auto it = texinfos_on_face_.find(texdata);
+    if (it == texinfos_on_face_.end()) return false;
+    for (const std::int32_t ti : it->second) {
+        const bsp::texinfo_t& info = l_.texinfo[static_cast<std::size_t>(ti)];
+        if (info.flags != flags) continue;
+        bool same = true;
+        for (int k = 0; k < 2 && same; ++k) {
+            const scene::TextureAxis& a = k == 0 ? t.u : t.v;
+            const auto& tv = info.textureVecsTexelsPerWorldUnits[k];
+            const Vec3 vec = a.axis / a.scale;
+            same = near(Vec3{tv[0], tv[1], tv[2]}, vec, 1e-3 * std::max(1.0, length(vec))) &&
+                   std::abs(double(tv[3]) - (a.shift + dot(origin, vec))) < 0.01;
+        }
+        if (same) return true;
+    }
+    return false;
+}
+
+void Decompiler::rebuild_texture(std::size_t i, std::span<const Vec3> normals,
+                                 std::span<SideTexture> textures,
+                                 std::span<const std::uint8_t> trusted,
+                                 std::span<const std::uint8_t> visible, std::int32_t ti,
+                                 const Vec3& origin) const {
+    SideTexture& t = textures[i];
+    const Vec3& n = normals[i];
+    const bsp::texinfo_t* info = ti >= 0 && static_cast<std::size_t>(ti) < l_.texinfo.size()
+                                     ? &l_.texinfo[static_cast<std::size_t>(ti)]
+                                     : nullptr;
+    // Material: the one the brush shows elsewhere, if vbsp could have re-pointed a side of it
+    // at this texinfo (the same flags, and no texinfo of that material with those flags on a
+    // face before this one).
+    if (info) {
+        std::int32_t best = -1;
+        std::size_t best_count = 0;
+        for (std::size_t j = 0; j < textures.size(); ++j) {
+            if (!visible[j] || textures[j].texdata < 0 || textures[j].texdata == t.texdata)
+                continue;
+            const auto it =
+                first_on_face_.find(texdata_flags_key(textures[j].texdata, info->flags));
+            if (it == first_on_face_.end() || it->second < ti) continue;
+            std::size_t count = 0;
+            for (std::size_t k = 0; k < textures.size(); ++k)
+                count += visible[k] && textures[k].texdata == textures[j].texdata;
+            if (count > best_count) {
+                best_count = count;
+                best = textures[j].texdata;
+            }
+        }
+        if (best >= 0) {
+            t.texdata = best;
+            t.material = materials_[static_cast<std::size_t>(best)];
+        }
+    }
+    // Axes: the texinfo's own while they span the face (texture() has put defaults in place of
+    // ones that do not).
+    if (info) {
+        const auto& tv = info->textureVecsTexelsPerWorldUnits;
+        if (std::abs(dot(n, normalize(cross(Vec3{tv[0][0], tv[0][1], tv[0][2]},
+                                            Vec3{tv[1][0], tv[1][1], tv[1][2]})))) >= 0.02)
+            return;
+    }
+    // Otherwise Hammer's default alignment, unshifted, with the scale of a sibling of the same
+    // material textured along the same axis (shifts are per-face work; scales follow the
+    // material across a brush). A texture whose texinfo a face uses would have kept the side
+    // its own texinfo, so an alignment giving one is ruled out.
+    auto rebuild = [&](SideTexture& out, const std::pair<Vec3, Vec3>& dirs) {
+        for (int k = 0; k < 2; ++k) {
+            scene::TextureAxis& axis = k == 0 ? out.u : out.v;
+            const Vec3& dir = k == 0 ? dirs.first : dirs.second;
+            axis.axis = dir;
+            axis.shift = 0;
+            axis.scale = 0.25;
+            bool found = false;
+            for (std::size_t j = 0; j < textures.size() && !found; ++j) {
+                if (j == i || !trusted[j] || textures[j].texdata != out.texdata) continue;
+                for (const scene::TextureAxis* a : {&textures[j].u, &textures[j].v}) {
+                    const Vec3 d = normalize(a->axis);
+                    const double c = dot(d, dir);
+                    if (std::abs(std::abs(c) - 1) > 1e-3) continue;
+                    axis.scale = a->scale;
+                    found = true;
+                    break;
+                }
+            }
+            if (found) continue;
+            // No sibling along it: the usual scale of the material on this brush.
+            for (std::size_t j = 0; j < textures.size(); ++j) {
+                if (j == i || !trusted[j] || textures[j].texdata != out.texdata) continue;
+                axis.scale = k == 0 ? textures[j].u.scale : textures[j].v.scale;
+                break;
+            }
+        }
+    };
+    SideTexture world = t, face = t;
+    rebuild(world, world_axes(n));
+    rebuild(face, face_axes(n));
+    const std::int32_t flags = info ? info->flags : 0;
+    const bool world_ruled_out = on_a_face(t.texdata, flags, world, origin);
+    const bool face_ruled_out = on_a_face(t.texdata, flags, face, origin);
+    const bool use_face = world_ruled_out != face_ruled_out ? world_ruled_out : face_aligned_;
+    t = use_face ? face : world;
 }
 
 std::optional<std::string> Decompiler::tool_material(std::int32_t c, std::int32_t flags) const {
@@ -568,14 +824,12 @@ bool Decompiler::finish_brush(scene::Brush& brush, std::uint32_t source, bool re
         if (kept) {
             for (std::size_t i = 0; i < drop.size(); ++i) (*kept)[i] = !drop[i];
         }
-        if (check()) {
-            report_.lost.dropped_sides += dropped;
-            return true;
-        }
+        if (check()) return true;
     }
     if (report_invalid) {
         ++report_.lost.invalid_brushes;
         const BrushFaceProblem& p = polys.problems.front();
+        invalid_reason_ = fmt::format("the brush forms no valid solid ({})", to_string(p.problem));
         warn("convert.invalid-brush",
              fmt::format("brush {} forms no valid solid ({}) and is left out", source,
                          to_string(p.problem)));
@@ -590,7 +844,32 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
     scene::Brush out;
     std::vector<std::uint32_t> source;  // brush side lump index per scene side
     std::vector<Vec3> centers;
+    std::vector<std::int32_t> texdatas;  // per scene side: the texdata its material came from
     thread_local Winding world;
+    // Textures first: sides without a face may take theirs from the brush's other sides.
+    thread_local std::vector<SideTexture> textures;
+    thread_local std::vector<Vec3> normals;
+    thread_local std::vector<std::uint8_t> trusted, shown;
+    textures.clear();
+    normals.clear();
+    trusted.clear();
+    shown.clear();
+    for (std::uint32_t i = first; i < last; ++i) {
+        const SideGeo& sg = g_.sides[i];
+        const bool real = sg.brushside != kSyntheticSide;
+        const std::int32_t ti = real ? l_.brushsides[sg.brushside].texinfo : -1;
+        const bool visible = real && g_.side_visible[sg.brushside] != 0;
+        textures.push_back(texture(ti, sg.plane.normal, origin));
+        normals.push_back(sg.plane.normal);
+        shown.push_back(visible);
+        trusted.push_back(visible || (real && own_texinfo(ti, sg.plane.normal)));
+    }
+    for (std::uint32_t i = first; i < last; ++i) {
+        const SideGeo& sg = g_.sides[i];
+        if (trusted[i - first] || sg.brushside == kSyntheticSide) continue;
+        rebuild_texture(i - first, normals, textures, trusted, shown,
+                        l_.brushsides[sg.brushside].texinfo, origin);
+    }
     for (std::uint32_t i = first; i < last; ++i) {
         const SideGeo& sg = g_.sides[i];
         const bool real = sg.brushside != kSyntheticSide;
@@ -600,8 +879,8 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
         scene::BrushSide side;
         side.plane = {sg.plane.normal, sg.plane.dist + dot(sg.plane.normal, origin)};
         side.points = plane_points(world, side.plane);
-        SideTexture t = texture(ti, sg.plane.normal, origin);
-        const bool visible = real && g_.side_visible[sg.brushside] != 0;
+        SideTexture t = textures[i - first];
+        const bool visible = shown[i - first] != 0;
         if (occluder) {
             t.material = (*occluder)[i - first] ? "TOOLS/TOOLSOCCLUDER" : "TOOLS/TOOLSNODRAW";
         } else if (!visible) {
@@ -619,23 +898,34 @@ std::optional<scene::Brush> Decompiler::make_brush(std::uint32_t b, const Vec3& 
         side.lightmap_scale = t.lightmap_scale;
         out.sides.push_back(std::move(side));
         source.push_back(sg.brushside);
+        texdatas.push_back(t.texdata);
         centers.push_back(winding_center(world));
     }
     std::vector<std::uint8_t> kept;
-    if (!finish_brush(out, b, true, &kept)) return std::nullopt;
+    if (!finish_brush(out, b, true, &kept)) {
+        for (const std::uint32_t si : source) {
+            if (si != kSyntheticSide) lose_side(b, si, invalid_reason_);
+        }
+        return std::nullopt;
+    }
     out.id = next_solid_id_++;
+    brush_solid_id_[b] = out.id;
     std::size_t k = 0;
     for (std::size_t i = 0; i < kept.size(); ++i) {
-        if (!kept[i]) continue;
+        if (!kept[i]) {
+            if (source[i] != kSyntheticSide) {
+                lose_side(b, source[i],
+                          "it touches the brush only at an edge or corner once its plane is "
+                          "written as three points");
+            }
+            continue;
+        }
         scene::BrushSide& s = out.sides[k++];
         s.id = next_side_id_++;
         if (source[i] == kSyntheticSide) continue;
+        ++report_.recovered.lump_sides;
         side_id_[source[i]] = s.id;
-        const std::int32_t ti = l_.brushsides[source[i]].texinfo;
-        const std::int32_t td = ti >= 0 && static_cast<std::size_t>(ti) < l_.texinfo.size()
-                                    ? l_.texinfo[static_cast<std::size_t>(ti)].texdata
-                                    : -1;
-        written_sides_.push_back({s.id, td, centers[i], s.plane.normal});
+        written_sides_.push_back({s.id, texdatas[i], centers[i], s.plane.normal});
         report_.recovered.visible_sides += g_.side_visible[source[i]];
     }
     report_.recovered.sides += out.sides.size();
@@ -701,8 +991,10 @@ void Decompiler::add_displacements(std::vector<scene::Brush>& out) {
         const bsp::ddispinfo_t& d = l_.dispinfo[i];
         const std::size_t f = d.m_iMapFace;
         const auto skip = [&](std::string_view why) {
-            warn("convert.bad-displacement",
-                 fmt::format("displacement {} is left out: {}", i, why));
+            BspToSceneReport::LostSide lost;
+            lost.dispinfo = static_cast<std::int64_t>(i);
+            lost.reason = fmt::format("the displacement is left out: {}", why);
+            lost_sides_.push_back(std::move(lost));
         };
         if (f >= l_.faces.size() || !face_polygon(l_.faces, f, poly)) {
             skip("its face is missing");

@@ -6,29 +6,23 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "levelkit/bsp/entities.hpp"
+#include "levelkit/bsp/flags.hpp"
 #include "levelkit/bsp/lumps.hpp"
+#include "levelkit/bsp/map.hpp"
 #include "levelkit/bsp/props.hpp"
 #include "levelkit/convert/bsp_scene.hpp"
 #include "levelkit/core/geometry.hpp"
 
 namespace lk::convert::detail {
 
-// Brush contents (dbrush_t::contents), Source SDK bspflags.h.
-namespace contents {
-inline constexpr std::int32_t solid = 0x1, window = 0x2, grate = 0x8, water = 0x20, blocklos = 0x40,
-                              opaque = 0x80, areaportal = 0x8000, playerclip = 0x10000,
-                              monsterclip = 0x20000, detail = 0x8000000, translucent = 0x10000000,
-                              ladder = 0x20000000;
-}
-// Surface flags (texinfo_t::flags).
-namespace surf {
-inline constexpr std::int32_t sky2d = 0x2, sky = 0x4, trigger = 0x40, nodraw = 0x80, hint = 0x100,
-                              skip = 0x200;
-}
+namespace contents = bsp::contents;
+namespace surf = bsp::surf;
 
 // A float from the map as the shortest decimal that reads back to it (0.1f gives 0.1, not
 // 0.100000001490116), so written numbers look like the ones the mapper typed. The double
@@ -39,40 +33,6 @@ Vec3 tidy(const Vec3& v);
 inline Vec3 tidy(const bsp::Vec3f& v) {
     return {tidy(v.x), tidy(v.y), tidy(v.z)};
 }
-
-// Every lump the decompiler reads; optional ones stay empty when they do not parse.
-struct Lumps {
-    bsp::EntityLump entities;
-    bsp::LumpView<bsp::dplane_t> planes;
-    bsp::LumpView<bsp::dvertex_t> vertexes;
-    bsp::LumpView<bsp::dedge_t> edges;
-    bsp::LumpView<std::int32_t> surfedges;
-    bsp::LumpView<bsp::dface_t> faces;
-    bsp::LumpView<bsp::dface_t> original_faces;
-    bsp::LumpView<bsp::dbrush_t> brushes;
-    bsp::LumpView<bsp::dbrushside_t> brushsides;
-    bsp::LumpView<bsp::dmodel_t> models;
-    bsp::LumpView<bsp::dnode_t> nodes;
-    bsp::LumpView<bsp::dleaf_t> leafs;
-    bsp::LumpView<std::uint32_t> leafbrushes;
-    bsp::LumpView<bsp::texinfo_t> texinfo;
-    bsp::LumpView<bsp::dtexdata_t> texdata;
-    bsp::TexdataStrings strings;
-    bsp::LumpView<bsp::ddispinfo_t> dispinfo;
-    bsp::LumpView<bsp::CDispVert> disp_verts;
-    bsp::LumpView<bsp::CDispTri> disp_tris;
-    bsp::LumpView<bsp::doverlay_t> overlays;
-    bsp::LumpView<bsp::dwateroverlay_t> water_overlays;
-    bsp::LumpView<bsp::doverlayfade_t> overlay_fades;
-    bsp::LumpView<bsp::dcubemapsample_t> cubemaps;
-    bsp::LumpView<bsp::dareaportal_t> areaportals;
-    bsp::LumpView<bsp::Vec3f> clipportalverts;
-    bsp::Occlusion occlusion;
-    bsp::LumpView<bsp::dworldlight_t> worldlights;
-    bsp::StaticProps static_props;
-    bsp::DetailProps detail_props;
-    bool multiblend = false;
-};
 
 inline constexpr std::uint32_t kSyntheticSide = 0xFFFFFFFFu;
 
@@ -85,6 +45,15 @@ struct SideGeo {
     std::uint32_t first = 0, count = 0;  // polygon corners in Geometry::points
 };
 
+// What became of a brush side lump entry.
+enum class SideFate : std::uint8_t {
+    unused,     // not part of any brush
+    kept,       // rebuilt as a side
+    bevel,      // flagged as a bevel by the compiler
+    redundant,  // its plane only touches the solid (a compiler-added plane without the flag)
+    lost,       // a real side that could not be rebuilt (in lost_sides_)
+};
+
 // Model-space geometry of every brush in the lump.
 struct Geometry {
     std::vector<Vec3> points;
@@ -92,6 +61,7 @@ struct Geometry {
     std::vector<std::uint32_t> brush_first;  // brush b's sides: [brush_first[b], brush_first[b+1])
     std::vector<Aabb> bounds;                // per brush, model space
     std::vector<std::uint8_t> side_visible;  // per brush side lump entry: a face shows it
+    std::vector<SideFate> side_fate;         // per brush side lump entry
     // Faces lump index -> brush side lump indices the face lies on.
     std::vector<std::vector<std::uint32_t>> face_sides;
 
@@ -103,9 +73,13 @@ struct Geometry {
 // What a texinfo turns into on one side.
 struct SideTexture {
     std::string material;
+    std::int32_t texdata = -1;
     scene::TextureAxis u, v;
     double lightmap_scale = 16;
 };
+
+// Which of Hammer's default alignments a side's axes follow.
+enum class Alignment : std::uint8_t { other, world, face, both };
 
 class Decompiler {
 public:
@@ -131,6 +105,22 @@ private:
         std::uint32_t b, const Vec3& origin,
         const std::vector<std::uint8_t>* occluder_sides = nullptr);
     SideTexture texture(std::int32_t texinfo, const Vec3& normal, const Vec3& origin) const;
+    // Texinfo facts the textures of sides without a face are read from, and the alignment
+    // this map's mapper used by default.
+    void study_textures();
+    // Whether texinfo `ti` on a side facing `n` that shows no face is certainly its own (vbsp
+    // re-points such sides at another texinfo when no face uses theirs).
+    bool own_texinfo(std::int32_t ti, const Vec3& n) const;
+    // The texture of side `i` of a brush whose texinfo may not be its own, from the brush's
+    // other sides (`trusted` marks those whose texture is theirs).
+    void rebuild_texture(std::size_t i, std::span<const Vec3> normals,
+                         std::span<SideTexture> textures, std::span<const std::uint8_t> trusted,
+                         std::span<const std::uint8_t> visible, std::int32_t ti,
+                         const Vec3& origin) const;
+    // Whether a face uses the texinfo vbsp makes of texture `t` (material `texdata`, `flags`)
+    // on an entity at `origin`.
+    bool on_a_face(std::int32_t texdata, std::int32_t flags, const SideTexture& t,
+                   const Vec3& origin) const;
     std::optional<std::string> tool_material(std::int32_t contents, std::int32_t flags) const;
     // Faces lump polygon of face `f` in `faces`; false if its edges are out of range.
     bool face_polygon(const bsp::LumpView<bsp::dface_t>& faces, std::size_t f, Winding& out) const;
@@ -151,6 +141,8 @@ private:
     // --- bsp_scene.cpp ---
     void entities(scene::Scene& s);
     void detail_entities(scene::Scene& s, const std::vector<std::uint32_t>& detail);
+    // Per detail brush (in lump order): the run of brushes it shares a func_detail with at most.
+    std::vector<std::uint32_t> detail_runs(const std::vector<std::uint32_t>& detail) const;
     void attach_areaportals(scene::Scene& s, std::vector<std::uint32_t> brushes);
     void attach_occluders(scene::Scene& s, const std::vector<std::uint32_t>& brushes);
     void attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& world);
@@ -158,7 +150,13 @@ private:
     void overlays(scene::Scene& s);
     void cubemaps(scene::Scene& s);
     void warn(std::string code, std::string message);
+    // Records that real side `side` of brush `brush` cannot be rebuilt.
+    void lose_side(std::uint32_t brush, std::uint32_t side, std::string reason);
+    // Brushes nothing wrote, then one error per lost side (the report lists them all).
+    void report_losses();
     std::vector<Plane> brush_planes(std::uint32_t b) const;  // model space, usable sides
+    // A detail brush made detail by its tool materials alone (kept in the world).
+    bool material_detail(std::uint32_t b) const;
     static double tidy_distance(double v);
 
 public:
@@ -166,7 +164,7 @@ public:
     Diagnostics& diags_;
     const BspToSceneOptions& opt_;
     BspToSceneReport& report_;
-    Lumps l_;
+    bsp::MapData l_;  // faces: the HDR faces when the map has only those
     Geometry g_;
     // Per texdata: the material name with vbsp's patches undone, and the cubemap a patched
     // name points at.
@@ -191,9 +189,19 @@ public:
     // Overlay id -> targetname and hammerid, from info_overlay_accessor entities.
     std::map<std::int64_t, std::pair<std::string, std::int64_t>> overlay_names_;
     std::vector<std::pair<std::size_t, Aabb>> ladders_;  // func_ladder entity index, its box
+    std::vector<BspToSceneReport::LostSide> lost_sides_;
+    std::vector<std::uint32_t> bad_brush_sides_;  // brushes whose side range is outside the lump
+    std::vector<std::int64_t> brush_solid_id_;    // per brush: the solid written for it, or 0
+    std::string invalid_reason_;                  // why finish_brush last rejected a brush
     std::int64_t next_solid_id_ = 1;
     std::int64_t next_side_id_ = 1;
     std::size_t warnings_ = 0;
+    bool multiblend_ = false;                    // the map has a displacement multiblend lump
+    std::vector<std::uint8_t> texinfo_on_face_;  // per texinfo: some face uses it
+    // (texdata, flags) -> the lowest texinfo a face uses with them.
+    std::unordered_map<std::uint64_t, std::int32_t> first_on_face_;
+    std::unordered_map<std::int32_t, std::vector<std::int32_t>> texinfos_on_face_;  // by texdata
+    bool face_aligned_ = false;  // the map's sides default to face alignment
 };
 
 }  // namespace lk::convert::detail

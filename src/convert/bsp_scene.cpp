@@ -26,8 +26,8 @@ std::string vec(const Vec3& v) {
     return fmt::format("{} {} {}", num(v.x), num(v.y), num(v.z));
 }
 bool is_detail(std::int32_t c) {
-    using namespace contents;
-    return (c & detail) && !(c & (areaportal | playerclip | monsterclip | ladder));
+    return (c & contents::detail) && !(c & (contents::areaportal | contents::playerclip |
+                                            contents::monsterclip | contents::ladder));
 }
 
 // Share of `poly`'s area inside the convex volume bounded by `planes` grown by `slack`.
@@ -59,6 +59,27 @@ struct UnionFind {
 
 }  // namespace
 
+bool Decompiler::material_detail(std::uint32_t b) const {
+    // Tool materials that only block light or sight (toolsblocklight, toolsblock_los) make
+    // their brush detail and non-solid by themselves; such a brush, all nodraw, was a world
+    // brush as likely as a func_detail and compiles the same either way, so it stays in the
+    // world as Hammer's tool brushes usually are.
+    using namespace contents;
+    const bsp::dbrush_t& br = l_.brushes[b];
+    if (br.contents & (solid | window | aux | grate | slime | water)) return false;
+    if (br.firstside < 0 || br.numsides <= 0 ||
+        std::uint64_t(br.firstside) + std::uint64_t(br.numsides) > l_.brushsides.size())
+        return false;
+    for (std::int64_t i = br.firstside; i < std::int64_t{br.firstside} + br.numsides; ++i) {
+        const bsp::dbrushside_t& s = l_.brushsides[static_cast<std::size_t>(i)];
+        if (s.bevel & 1) continue;
+        if (s.texinfo < 0 || static_cast<std::size_t>(s.texinfo) >= l_.texinfo.size() ||
+            !(l_.texinfo[static_cast<std::size_t>(s.texinfo)].flags & surf::nodraw))
+            return false;
+    }
+    return true;
+}
+
 std::vector<Plane> Decompiler::brush_planes(std::uint32_t b) const {
     std::vector<Plane> out;
     for (std::uint32_t i = g_.brush_first[b]; i < g_.brush_first[b + 1]; ++i)
@@ -72,8 +93,10 @@ Result<scene::Scene> Decompiler::run() {
     assign_brushes_to_models();
     build_geometry();
     match_faces();
+    study_textures();
     side_id_.assign(l_.brushsides.size(), 0);
     disp_side_id_.assign(l_.dispinfo.size(), 0);
+    brush_solid_id_.assign(l_.brushes.size(), 0);
     scene::Scene s;
     s.source_format = "bsp";
     if (l_.entities.separator() != bsp::OutputSeparator::none)
@@ -84,18 +107,84 @@ Result<scene::Scene> Decompiler::run() {
     overlays(s);
     cubemaps(s);
     report_.lost.water_overlays = l_.water_overlays.size();
-    report_.lost.detail_props = l_.detail_props.props.size();
+    report_.lost.detail_props = l_.detail_props.count();
     report_.lost.worldlights = l_.worldlights.size();
     report_.lost.visibility = bsp_.lump(bsp::LumpId::visibility).size() > 0;
-    report_.lost.displacement_multiblend = l_.multiblend ? l_.dispinfo.size() : 0;
+    report_.lost.displacement_multiblend = multiblend_ ? l_.dispinfo.size() : 0;
     if (report_.lost.water_overlays) {
         warn("convert.water-overlays",
              fmt::format("{} water overlays (info_overlay_transition) are not rebuilt",
                          report_.lost.water_overlays));
     }
+    report_losses();
     report_.recovered.world_brushes = s.world.brushes.size() - report_.recovered.displacements -
                                       (opt_.faces_mode ? report_.recovered.face_brushes : 0);
     return s;
+}
+
+void Decompiler::report_losses() {
+    for (const std::uint32_t b : bad_brush_sides_) {
+        const bsp::dbrush_t& br = l_.brushes[b];
+        BspToSceneReport::LostSide lost;
+        lost.brush = b;
+        lost.reason = fmt::format("its sides [{}, {}+{}) lie outside the brush side lump",
+                                  br.firstside, br.firstside, br.numsides);
+        lost_sides_.push_back(std::move(lost));
+    }
+    if (!opt_.faces_mode) {
+        // Sides of brushes no entity took (a model no entity names).
+        for (std::uint32_t b = 0; b < l_.brushes.size(); ++b) {
+            if (brush_solid_id_[b]) continue;
+            for (std::uint32_t i = g_.brush_first[b]; i < g_.brush_first[b + 1]; ++i) {
+                const std::uint32_t si = g_.sides[i].brushside;
+                if (si == kSyntheticSide || g_.side_fate[si] != SideFate::kept) continue;
+                lose_side(b, si,
+                          brush_model_[b] > 0
+                              ? fmt::format("its model *{} belongs to no entity", brush_model_[b])
+                              : std::string("no entity took the brush"));
+            }
+        }
+    }
+    for (std::uint32_t b = 0; b < l_.brushes.size(); ++b) {
+        const bsp::dbrush_t& br = l_.brushes[b];
+        if (br.firstside < 0 || br.numsides < 0 ||
+            std::uint64_t(br.firstside) + std::uint64_t(br.numsides) > l_.brushsides.size())
+            continue;
+        for (std::int64_t si = br.firstside; si < std::int64_t{br.firstside} + br.numsides; ++si) {
+            const SideFate f = g_.side_fate[static_cast<std::size_t>(si)];
+            report_.skipped.bevel_sides += f == SideFate::bevel;
+            report_.skipped.redundant_sides += f == SideFate::redundant;
+        }
+    }
+    // One error per lost side: a real part of the source map is missing from the output.
+    constexpr std::size_t kMaxErrors = 100;
+    for (std::size_t i = 0; i < lost_sides_.size(); ++i) {
+        BspToSceneReport::LostSide& lost = lost_sides_[i];
+        if (lost.brush >= 0) lost.solid_id = brush_solid_id_[static_cast<std::size_t>(lost.brush)];
+        if (i == kMaxErrors) {
+            diags_.add(
+                Diagnostic::error("convert.side-lost",
+                                  fmt::format("{} more sides are lost (the report lists them all)",
+                                              lost_sides_.size() - kMaxErrors)));
+        }
+        if (i >= kMaxErrors) continue;
+        std::string where, path;
+        if (lost.dispinfo >= 0) {
+            where = fmt::format("displacement {}", lost.dispinfo);
+            path = fmt::format("lump[26]/record[{}]", lost.dispinfo);
+        } else {
+            where = lost.solid_id ? fmt::format("brush {} (solid {})", lost.brush, lost.solid_id)
+                                  : fmt::format("brush {}", lost.brush);
+            if (lost.brush_side >= 0) where += fmt::format(", brush side {}", lost.brush_side);
+            path = lost.brush_side >= 0 ? fmt::format("lump[19]/record[{}]", lost.brush_side)
+                                        : fmt::format("lump[18]/record[{}]", lost.brush);
+        }
+        diags_.add(Diagnostic::error("convert.side-lost",
+                                     fmt::format("{}: a side is lost: {}", where, lost.reason))
+                       .with_path(std::move(path)));
+    }
+    report_.lost.dropped_sides = lost_sides_.size();
+    report_.lost_sides = lost_sides_;
 }
 
 void Decompiler::entities(scene::Scene& s) {
@@ -116,7 +205,7 @@ void Decompiler::entities(scene::Scene& s) {
             } else if (brush_model_[b] == 0) {
                 if (c & contents::areaportal) {
                     portals.push_back(b);
-                } else if (is_detail(c)) {
+                } else if (is_detail(c) && !material_detail(b)) {
                     detail.push_back(b);
                 } else {
                     world.push_back(b);
@@ -200,12 +289,7 @@ void Decompiler::entities(scene::Scene& s) {
                     box.maxs[i] = *hi;
                 }
             }
-            if (ok) {
-                for (const char* k : {"mins.x", "mins.y", "mins.z", "maxs.x", "maxs.y", "maxs.z"})
-                    e.erase(k);
-                e.set("classname", "func_ladder");
-                ladders_.push_back({s.entities.size(), box});
-            }
+            if (ok) ladders_.push_back({s.entities.size(), box});
         }
         if (model > 0) {
             const Vec3 origin = e.origin().value_or(Vec3{});
@@ -239,38 +323,109 @@ void Decompiler::entities(scene::Scene& s) {
 }
 
 void Decompiler::attach_ladders(scene::Scene& s, std::vector<std::uint32_t>& world) {
+    auto is_ladder = [&](std::uint32_t b) {
+        return (l_.brushes[b].contents & contents::ladder) != 0 && !g_.bounds[b].empty();
+    };
+    // vbsp moves a func_ladder's brushes into the world and leaves an info_ladder with their
+    // bounds (printed with two decimals): the ladder brushes inside those bounds are its own.
     for (const auto& ladder : ladders_) {
         // Not a structured binding: lambdas may not capture those before C++20 P1091 (clang 15).
         const Aabb& box = ladder.second;
         scene::Entity& e = s.entities[ladder.first];
+        constexpr double kSlack = 0.02;
         std::erase_if(world, [&](std::uint32_t b) {
-            if (!(l_.brushes[b].contents & contents::ladder)) return false;
+            if (!is_ladder(b)) return false;
             const Aabb& bb = g_.bounds[b];
-            if (bb.empty() || !near(bb.mins, box.mins, 0.1) || !near(bb.maxs, box.maxs, 0.1))
-                return false;
+            for (int k = 0; k < 3; ++k) {
+                if (bb.mins[k] < box.mins[k] - kSlack || bb.maxs[k] > box.maxs[k] + kSlack)
+                    return false;
+            }
             if (auto br = make_brush(b, {})) {
                 e.brushes.push_back(std::move(*br));
                 ++report_.recovered.ladder_brushes;
             }
             return true;
         });
-        report_.recovered.ladders += !e.brushes.empty();
+        // One that finds no brushes (a copy of another, an edited entity lump) stays as it is.
+        if (e.brushes.empty()) continue;
+        for (const char* k : {"mins.x", "mins.y", "mins.z", "maxs.x", "maxs.y", "maxs.z"})
+            e.erase(k);
+        e.set("classname", "func_ladder");
+        ++report_.recovered.ladders;
     }
+    if (!ladders_.empty()) return;
+    // No info_ladder at all: a compiler that keeps no trace of func_ladder. The engine climbs
+    // any brush with ladder contents; a func_ladder gives a recompile those contents whatever
+    // its materials say, a world brush only if the material of its first side does.
+    std::erase_if(world, [&](std::uint32_t b) {
+        if (!is_ladder(b)) return false;
+        auto br = make_brush(b, {});
+        if (!br) return true;
+        scene::Entity e;
+        e.set("classname", "func_ladder");
+        e.brushes.push_back(std::move(*br));
+        s.entities.push_back(std::move(e));
+        ++report_.recovered.ladder_brushes;
+        ++report_.recovered.ladders;
+        return true;
+    });
+}
+
+std::vector<std::uint32_t> Decompiler::detail_runs(const std::vector<std::uint32_t>& detail) const {
+    // vbsp appends each func_detail's brushes to the world's in entity order, so an entity's
+    // brushes are consecutive in the lump; where one entity ends is not written down. It
+    // certainly ends where another moved entity's brush (an areaportal, a ladder) comes in
+    // between, and where planes were made between two brushes (vbsp makes planes as it reads
+    // the sides, in file order): another entity's brushes were read in between.
+    std::vector<std::uint32_t> run(detail.size(), 0);
+    std::vector<std::uint8_t> is_detail_brush(l_.brushes.size(), 0);
+    for (const std::uint32_t b : detail) is_detail_brush[b] = 1;
+    std::int64_t seen = -1;  // highest plane pair any earlier brush uses
+    std::uint32_t current = 0;
+    bool interrupted = false, started = false;
+    std::size_t k = 0;
+    for (std::uint32_t b = 0; b < l_.brushes.size() && k < detail.size(); ++b) {
+        const bsp::dbrush_t& br = l_.brushes[b];
+        std::int64_t lowest_new = INT64_MAX, highest = -1;
+        if (br.firstside >= 0 && br.numsides >= 0 &&
+            std::uint64_t(br.firstside) + std::uint64_t(br.numsides) <= l_.brushsides.size()) {
+            for (std::int64_t i = br.firstside; i < std::int64_t{br.firstside} + br.numsides; ++i) {
+                const std::int64_t pair = l_.brushsides[static_cast<std::size_t>(i)].planenum >> 1;
+                highest = std::max(highest, pair);
+                if (pair > seen) lowest_new = std::min(lowest_new, pair);
+            }
+        }
+        if (is_detail_brush[b]) {
+            const bool gap = lowest_new != INT64_MAX && lowest_new > seen + 1;
+            if (started && (interrupted || gap)) ++current;
+            started = true;
+            interrupted = false;
+            run[k++] = current;
+        } else if (started && brush_model_[b] == 0) {
+            interrupted = true;
+        }
+        seen = std::max(seen, highest);
+    }
+    return run;
 }
 
 void Decompiler::detail_entities(scene::Scene& s, const std::vector<std::uint32_t>& detail) {
     std::vector<scene::Brush> built;
     std::vector<Aabb> boxes;
-    for (const std::uint32_t b : detail) {
-        if (auto br = make_brush(b, {})) {
+    std::vector<std::uint32_t> built_run;
+    const std::vector<std::uint32_t> runs = detail_runs(detail);
+    for (std::size_t i = 0; i < detail.size(); ++i) {
+        if (auto br = make_brush(detail[i], {})) {
             built.push_back(std::move(*br));
-            boxes.push_back(g_.bounds[b]);
+            boxes.push_back(g_.bounds[detail[i]]);
+            built_run.push_back(runs[i]);
         }
     }
     report_.recovered.detail_brushes = built.size();
     UnionFind groups(built.size());
     if (opt_.merge_detail) {
-        // Sweep along x: only boxes whose x ranges overlap can touch.
+        // Brushes of one run that touch become one entity. Sweep along x: only boxes whose x
+        // ranges overlap can touch.
         std::vector<std::size_t> order(built.size());
         std::iota(order.begin(), order.end(), 0);
         std::sort(order.begin(), order.end(),
@@ -281,7 +436,8 @@ void Decompiler::detail_entities(scene::Scene& s, const std::vector<std::uint32_
             for (std::size_t j = i + 1; j < order.size(); ++j) {
                 const Aabb& b = boxes[order[j]];
                 if (b.mins.x > a.maxs.x + kTouch) break;
-                if (a.overlaps(b, kTouch)) groups.unite(order[i], order[j]);
+                if (built_run[order[i]] == built_run[order[j]] && a.overlaps(b, kTouch))
+                    groups.unite(order[i], order[j]);
             }
         }
     }
@@ -554,20 +710,77 @@ void Decompiler::static_props(scene::Scene& s) {
     }
 }
 
+namespace {
+
+// One overlay whichever lump layout held it.
+struct OverlayIn {
+    std::int64_t id = 0;
+    std::int64_t texinfo = -1;
+    std::vector<std::int64_t> faces;
+    std::uint32_t render_order = 0;
+    float u[2] = {0, 0}, v[2] = {0, 0};
+    Vec3 uv[4];  // corner handles (z unused)
+    Vec3 basis_u, origin, normal;
+    bool v_flipped = false;
+};
+
+std::vector<OverlayIn> read_overlays(const bsp::MapData& l) {
+    std::vector<OverlayIn> out;
+    for (const bsp::doverlay_t& o : l.overlays) {
+        OverlayIn in;
+        in.id = o.nId;
+        in.texinfo = o.nTexInfo;
+        const std::uint32_t nf = std::min<std::uint32_t>(o.GetFaceCount(), 64);
+        in.faces.assign(o.aFaces, o.aFaces + nf);
+        in.render_order = o.GetRenderOrder();
+        std::copy(std::begin(o.flU), std::end(o.flU), in.u);
+        std::copy(std::begin(o.flV), std::end(o.flV), in.v);
+        for (int k = 0; k < 4; ++k) in.uv[k] = {o.vecUVPoints[k].x, o.vecUVPoints[k].y, 0};
+        // Before Strata v3 the handles' z values carry basis U, and the fourth's flips V.
+        in.basis_u = {o.vecUVPoints[0].z, o.vecUVPoints[1].z, o.vecUVPoints[2].z};
+        in.v_flipped = o.vecUVPoints[3].z == 1;
+        in.origin = o.vecOrigin.to_vec3();
+        in.normal = o.vecBasisNormal.to_vec3();
+        out.push_back(std::move(in));
+    }
+    const bsp::StrataOverlays& so = l.strata_overlays;
+    for (const bsp::doverlay_v3_t& o : so.overlays) {
+        OverlayIn in;
+        in.id = o.nId;
+        in.texinfo = o.nTexInfo;
+        const std::int64_t first = o.faceOffset, n = o.faceCount;
+        if (first >= 0 && n >= 0 && std::uint64_t(first) + std::uint64_t(n) <= so.faces.size())
+            in.faces.assign(so.faces.begin() + first, so.faces.begin() + first + n);
+        in.render_order = o.renderOrder;
+        std::copy(std::begin(o.flU), std::end(o.flU), in.u);
+        std::copy(std::begin(o.flV), std::end(o.flV), in.v);
+        for (int k = 0; k < 4; ++k) in.uv[k] = {o.uv[k][0], o.uv[k][1], 0};
+        in.basis_u = o.basisU.to_vec3();
+        in.v_flipped = (o.flags & bsp::doverlay_v3_t::kBasisVFlipped) != 0;
+        in.origin = o.origin.to_vec3();
+        in.normal = o.basisNormal.to_vec3();
+        out.push_back(std::move(in));
+    }
+    return out;
+}
+
+}  // namespace
+
 void Decompiler::overlays(scene::Scene& s) {
+    const std::vector<OverlayIn> list = read_overlays(l_);
     if (!opt_.overlays) {
-        report_.lost.overlays_skipped = l_.overlays.size();
+        report_.lost.overlays_skipped = list.size();
         return;
     }
     constexpr double kLimit = 1 << 17;  // Hammer hangs on overlays far outside the map
     auto huge = [&](const Vec3& v) {
         return !(std::abs(v.x) < kLimit && std::abs(v.y) < kLimit && std::abs(v.z) < kLimit);
     };
-    for (std::size_t i = 0; i < l_.overlays.size(); ++i) {
-        const bsp::doverlay_t& o = l_.overlays[i];
-        const Vec3 origin = tidy(o.vecOrigin);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const OverlayIn& o = list[i];
+        const Vec3 origin = tidy(o.origin);
         bool bad = huge(origin);
-        for (const bsp::Vec3f& p : o.vecUVPoints) bad |= huge(p.to_vec3());
+        for (const Vec3& p : o.uv) bad |= huge(p);
         if (bad) {
             ++report_.lost.overlays_skipped;
             warn("convert.overlay-skipped",
@@ -576,10 +789,8 @@ void Decompiler::overlays(scene::Scene& s) {
         }
         // Sides: each face the overlay was cut onto, back to the brush sides it came from.
         std::vector<std::int64_t> sides;
-        const std::uint32_t nf = std::min<std::uint32_t>(o.GetFaceCount(), 64);
-        for (std::uint32_t k = 0; k < nf; ++k) {
-            const std::int32_t f = o.aFaces[k];
-            if (f < 0 || static_cast<std::size_t>(f) >= l_.faces.size()) continue;
+        for (const std::int64_t f : o.faces) {
+            if (f < 0 || static_cast<std::uint64_t>(f) >= l_.faces.size()) continue;
             const bsp::dface_t& face = l_.faces[static_cast<std::size_t>(f)];
             if (face.dispinfo >= 0) {
                 if (static_cast<std::size_t>(face.dispinfo) < disp_side_id_.size() &&
@@ -603,14 +814,13 @@ void Decompiler::overlays(scene::Scene& s) {
             if (!side_list.empty()) side_list += ' ';
             side_list += std::to_string(id);
         }
-        const Vec3 normal = tidy(o.vecBasisNormal);
-        const Vec3 basis_u{tidy(o.vecUVPoints[0].z), tidy(o.vecUVPoints[1].z),
-                           tidy(o.vecUVPoints[2].z)};
+        const Vec3 normal = tidy(o.normal);
+        const Vec3 basis_u = tidy(o.basis_u);
         Vec3 basis_v = normalize(cross(normal, basis_u));
-        if (o.vecUVPoints[3].z == 1) basis_v = -basis_v;
+        if (o.v_flipped) basis_v = -basis_v;
         std::string material = "TOOLS/TOOLSNODRAW";
-        if (o.nTexInfo >= 0 && static_cast<std::size_t>(o.nTexInfo) < l_.texinfo.size()) {
-            const std::int32_t td = l_.texinfo[static_cast<std::size_t>(o.nTexInfo)].texdata;
+        if (o.texinfo >= 0 && static_cast<std::uint64_t>(o.texinfo) < l_.texinfo.size()) {
+            const std::int32_t td = l_.texinfo[static_cast<std::size_t>(o.texinfo)].texdata;
             if (td >= 0 && static_cast<std::size_t>(td) < materials_.size())
                 material = materials_[static_cast<std::size_t>(td)];
         }
@@ -619,25 +829,22 @@ void Decompiler::overlays(scene::Scene& s) {
             e.keys.push_back({std::string(k), v});
         };
         set("classname", "info_overlay");
-        if (auto it = overlay_names_.find(o.nId); it != overlay_names_.end()) {
+        if (auto it = overlay_names_.find(o.id); it != overlay_names_.end()) {
             e.id = it->second.second;
             set("targetname", it->second.first);
         }
         set("material", material);
         set("sides", side_list);
-        set("RenderOrder", std::to_string(o.GetRenderOrder()));
-        set("StartU", num(tidy(o.flU[0])));
-        set("EndU", num(tidy(o.flU[1])));
-        set("StartV", num(tidy(o.flV[0])));
-        set("EndV", num(tidy(o.flV[1])));
+        set("RenderOrder", std::to_string(o.render_order));
+        set("StartU", num(tidy(o.u[0])));
+        set("EndU", num(tidy(o.u[1])));
+        set("StartV", num(tidy(o.v[0])));
+        set("EndV", num(tidy(o.v[1])));
         set("BasisOrigin", vec(origin));
         set("BasisU", vec(basis_u));
         set("BasisV", vec(tidy(basis_v)));
         set("BasisNormal", vec(normal));
-        for (int k = 0; k < 4; ++k) {
-            const bsp::Vec3f& p = o.vecUVPoints[k];
-            set(fmt::format("uv{}", k), vec({tidy(p.x), tidy(p.y), 0}));
-        }
+        for (int k = 0; k < 4; ++k) set(fmt::format("uv{}", k), vec(tidy(o.uv[k])));
         if (i < l_.overlay_fades.size()) {
             const bsp::doverlayfade_t& fd = l_.overlay_fades[i];
             const auto dist = [](float sq) {

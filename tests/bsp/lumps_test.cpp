@@ -417,3 +417,340 @@ TEST(BspMap, SetPakfileStoresTheArchiveInTheMap) {
     ASSERT_EQ(p->entries().size(), 1u);
     EXPECT_EQ(p->entries()[0].name(), "maps/x.txt");
 }
+
+TEST(BspMap, LenientParseSkipsAndNamesLumpsThatDoNotParse) {
+    // Overlays of 30 bytes are no whole record: strict parsing fails naming the lump, lenient
+    // parsing leaves the view empty, names the lump and warns.
+    Bsp b = map_with(20, LumpId::overlays, Bytes(30));
+    ByteWriter planes;
+    for (float f : {0.f, 0.f, 1.f, 64.f}) planes.f32(f);
+    planes.i32(2);
+    ASSERT_TRUE(b.set_lump(LumpId::planes, Blob::from_bytes(planes.take())));
+
+    auto strict = parse_map(b);
+    ASSERT_FALSE(strict);
+    EXPECT_EQ(strict.error().path.rfind("lump[45]", 0), 0u) << strict.error().to_string();
+
+    Diagnostics w;
+    ParseOptions opt;
+    opt.lenient = true;
+    auto lenient = parse_map(b, &w, opt);
+    ASSERT_TRUE(lenient) << lenient.error().to_string();
+    EXPECT_EQ(lenient->planes.size(), 1u);
+    EXPECT_TRUE(lenient->overlays.empty());
+    ASSERT_EQ(lenient->skipped.size(), 1u);
+    EXPECT_EQ(lenient->skipped[0].name, "overlays");
+    EXPECT_EQ(lenient->skipped[0].lump, index_of(LumpId::overlays));
+    EXPECT_EQ(lenient->skipped[0].error.code, "bsp.bad-lump-size");
+    EXPECT_NE(lenient->skipped_error(LumpId::overlays), nullptr);
+    EXPECT_EQ(lenient->skipped_error(LumpId::planes), nullptr);
+    ASSERT_EQ(w.size(), 1u);
+    EXPECT_EQ(w.items()[0].severity, Severity::warning);
+    EXPECT_EQ(w.items()[0].code, "bsp.lump-skipped");
+}
+
+namespace {
+
+// Bytes of a record with every byte distinct (so a field read from the wrong place shows).
+Bytes counting(std::size_t n, std::uint8_t from = 1) {
+    Bytes b(n);
+    for (std::size_t i = 0; i < n; ++i) b[i] = std::byte(std::uint8_t(from + i));
+    return b;
+}
+
+template <class T, class Decode>
+void expect_round_trip(const Bsp& b, LumpId id, Decode decode) {
+    auto v = decode(b);
+    ASSERT_TRUE(v) << v.error().to_string();
+    auto back = encode(b, id, std::span<const T>(v->begin(), v->end()));
+    ASSERT_TRUE(back) << back.error().to_string();
+    const ByteSpan orig = b.lump(id).bytes();
+    EXPECT_EQ(*back, Bytes(orig.begin(), orig.end()));
+}
+
+}  // namespace
+
+TEST(BspLumps, V17FacesAreBloodlinesOrHalfLife2Beta) {
+    // Bloodlines: 8 average colours, then the standard fields up to the styles, 8 styles, 8 day
+    // and 8 night style bytes, then lighting offset .. smoothing groups (104 bytes).
+    ByteWriter w;
+    for (int i = 0; i < 8; ++i) w.u32(0x01020300u + i);
+    w.u16(7);   // planenum
+    w.u8(1);    // side
+    w.u8(0);    // onNode
+    w.i32(40);  // firstedge
+    w.i16(4);   // numedges
+    w.i16(2);   // texinfo
+    w.i16(-1);  // dispinfo
+    w.i16(-1);  // fog volume
+    for (int i = 0; i < 24; ++i) w.u8(std::uint8_t(0x40 + i));
+    w.i32(1234);  // lightofs
+    w.f32(64);    // area
+    for (int i = 0; i < 4; ++i) w.i32(i);
+    w.i32(-1);  // origFace
+    w.u32(5);   // smoothing groups
+    Bytes vtmb = w.take();
+    ASSERT_EQ(vtmb.size(), 104u);
+    Bsp b = map_with(17, LumpId::faces, vtmb);
+    auto f = faces(b);
+    ASSERT_TRUE(f) << f.error().to_string();
+    ASSERT_EQ(f->size(), 1u);
+    EXPECT_EQ((*f)[0].planenum, 7u);
+    EXPECT_EQ((*f)[0].firstedge, 40);
+    EXPECT_EQ((*f)[0].texinfo, 2);
+    EXPECT_EQ((*f)[0].dispinfo, -1);
+    EXPECT_EQ((*f)[0].styles[7], 0x47);
+    EXPECT_EQ((*f)[0].day[0], 0x48);
+    EXPECT_EQ((*f)[0].night[7], 0x57);
+    EXPECT_EQ((*f)[0].lightofs, 1234);
+    EXPECT_EQ((*f)[0].smoothingGroups, 5u);
+    expect_round_trip<dface_t>(b, LumpId::faces, [](const Bsp& m) { return faces(m); });
+
+    // Half-Life 2 beta: four colours and four styles (68 bytes); the lump size decides.
+    Bsp beta = map_with(17, LumpId::faces, counting(68 * 3));
+    auto fb = faces(beta);
+    ASSERT_TRUE(fb) << fb.error().to_string();
+    EXPECT_EQ(fb->size(), 3u);
+    expect_round_trip<dface_t>(beta, LumpId::faces, [](const Bsp& m) { return faces(m); });
+
+    // 26 faces of 68 bytes are 17 of 104: the models' face count decides.
+    Bsp both = map_with(17, LumpId::faces, counting(68 * 26));
+    std::vector<dmodel_t> models(1);
+    models[0].numfaces = 26;
+    ASSERT_TRUE(
+        both.set_lump(LumpId::models, Blob::from_bytes(encoded(both, LumpId::models, models))));
+    auto fboth = faces(both);
+    ASSERT_TRUE(fboth);
+    EXPECT_EQ(fboth->size(), 26u);
+    models[0].numfaces = 17;
+    ASSERT_TRUE(
+        both.set_lump(LumpId::models, Blob::from_bytes(encoded(both, LumpId::models, models))));
+    EXPECT_EQ(faces(both)->size(), 17u);
+}
+
+TEST(BspLumps, VitaminSourceRecords) {
+    // VitaminSource (v43): faces of 9 ints and a flags byte, brush sides with 32-bit plane and
+    // texinfo and separate bevel/thin bytes, 32-bit node and leaf bounds, leaves with area and
+    // flags fields of their own, texdata without the view size, wide overlay headers.
+    ByteWriter f;
+    for (std::int32_t v : {5, 3, -1, 100, 4, 1, 2, 8, 9}) f.i32(v);
+    f.u8(0x21);
+    f.zeros(3);
+    Bsp b = map_with(43, LumpId::faces, f.take());
+    auto fv = faces(b);
+    ASSERT_TRUE(fv) << fv.error().to_string();
+    EXPECT_EQ((*fv)[0].planenum, 5u);
+    EXPECT_EQ((*fv)[0].texinfo, 3);
+    EXPECT_EQ((*fv)[0].dispinfo, -1);
+    EXPECT_EQ((*fv)[0].firstedge, 100);
+    EXPECT_EQ((*fv)[0].numedges, 4);
+    EXPECT_EQ((*fv)[0].m_LightmapTextureSizeInLuxels[1], 9);
+    EXPECT_EQ((*fv)[0].vitamin_flags, 0x21);
+    expect_round_trip<dface_t>(b, LumpId::faces, [](const Bsp& m) { return faces(m); });
+
+    ByteWriter s;
+    s.u32(70000);
+    s.i32(-1);
+    s.i16(-1);
+    s.u8(1);
+    s.u8(1);
+    ASSERT_TRUE(b.set_lump(LumpId::brushsides, Blob::from_bytes(s.take())));
+    auto sv = brushsides(b);
+    ASSERT_TRUE(sv) << sv.error().to_string();
+    EXPECT_EQ((*sv)[0].planenum, 70000u);
+    EXPECT_EQ((*sv)[0].texinfo, -1);
+    EXPECT_EQ((*sv)[0].bevel, 1);
+    EXPECT_EQ((*sv)[0].thin, 1);
+    expect_round_trip<dbrushside_t>(b, LumpId::brushsides,
+                                    [](const Bsp& m) { return brushsides(m); });
+
+    ByteWriter n;
+    n.i32(1);
+    n.i32(2);
+    n.i32(-3);
+    for (std::int32_t v : {-70000, -2, -3, 70000, 2, 3}) n.i32(v);
+    n.u16(10);
+    n.u16(20);
+    n.i16(1);
+    n.zeros(2);
+    ASSERT_TRUE(b.set_lump(LumpId::nodes, Blob::from_bytes(n.take())));
+    auto nv = nodes(b);
+    ASSERT_TRUE(nv) << nv.error().to_string();
+    EXPECT_EQ((*nv)[0].mins[0], -70000);
+    EXPECT_EQ((*nv)[0].maxs[0], 70000);
+    EXPECT_EQ((*nv)[0].numfaces, 20u);
+    expect_round_trip<dnode_t>(b, LumpId::nodes, [](const Bsp& m) { return nodes(m); });
+
+    ByteWriter l;
+    l.i32(1);
+    l.i16(4);  // cluster
+    l.i16(2);  // area
+    for (std::int32_t v : {-70000, -2, -3, 70000, 2, 3}) l.i32(v);
+    for (std::uint16_t v : {1, 2, 3, 4}) l.u16(v);
+    l.i16(-1);
+    l.u8(0x7F);
+    l.u8(0);
+    ASSERT_TRUE(b.set_lump(LumpId::leafs, Blob::from_bytes(l.take())));
+    auto lv = leafs(b);
+    ASSERT_TRUE(lv) << lv.error().to_string();
+    EXPECT_EQ((*lv)[0].area, 2);
+    EXPECT_EQ((*lv)[0].flags, 0x7F);
+    EXPECT_EQ((*lv)[0].mins[0], -70000);
+    EXPECT_EQ((*lv)[0].numleafbrushes, 4u);
+    expect_round_trip<dleaf_t>(b, LumpId::leafs, [](const Bsp& m) { return leafs(m); });
+
+    ASSERT_TRUE(b.set_lump(LumpId::texdata, Blob::from_bytes(counting(48))));
+    auto tv = texdata(b);
+    ASSERT_TRUE(tv) << tv.error().to_string();
+    EXPECT_EQ(tv->size(), 2u);
+    expect_round_trip<dtexdata_t>(b, LumpId::texdata, [](const Bsp& m) { return texdata(m); });
+
+    ASSERT_TRUE(b.set_lump(LumpId::overlays, Blob::from_bytes(counting(356))));
+    auto ov = overlays(b);
+    ASSERT_TRUE(ov) << ov.error().to_string();
+    EXPECT_EQ(ov->size(), 1u);
+    expect_round_trip<doverlay_t>(b, LumpId::overlays, [](const Bsp& m) { return overlays(m); });
+}
+
+TEST(BspLumps, StrataDispinfoV1AndHalfLife2BetaDispinfo) {
+    // Strata dispinfo lump version 1: 232 bytes, 32-bit map face and neighbour indices.
+    ByteWriter w;
+    for (float v : {1.f, 2.f, 3.f}) w.f32(v);
+    w.i32(0);      // vert start
+    w.i32(0);      // tri start
+    w.i32(2);      // power
+    w.i32(0);      // min tess
+    w.f32(0);      // smoothing angle
+    w.i32(1);      // contents
+    w.u32(70000);  // map face
+    w.i32(0);
+    w.i32(0);
+    for (int e = 0; e < 8; ++e) {
+        w.u32(100000 + e);
+        w.u8(1);
+        w.u8(2);
+        w.u8(3);
+        w.u8(0);
+    }
+    for (int c = 0; c < 4; ++c) {
+        for (int k = 0; k < 4; ++k) w.u32(200000 + c * 4 + k);
+        w.u8(4);
+        w.zeros(3);
+    }
+    for (int k = 0; k < 10; ++k) w.u32(0xFFFFFFFFu);
+    Bytes rec = w.take();
+    ASSERT_EQ(rec.size(), 232u);
+    Bsp strata = map_with(25, LumpId::dispinfo, rec, 1);
+    auto d = dispinfo(strata);
+    ASSERT_TRUE(d) << d.error().to_string();
+    EXPECT_EQ((*d)[0].m_iMapFace, 70000u);
+    EXPECT_EQ((*d)[0].power, 2);
+    EXPECT_EQ((*d)[0].m_EdgeNeighbors[3].m_SubNeighbors[1].m_iNeighbor, 100007u);
+    EXPECT_EQ((*d)[0].m_CornerNeighbors[3].m_Neighbors[3], 200015u);
+    EXPECT_EQ((*d)[0].m_CornerNeighbors[3].m_nNeighbors, 4);
+    expect_round_trip<ddispinfo_t>(strata, LumpId::dispinfo,
+                                   [](const Bsp& m) { return dispinfo(m); });
+
+    // Half-Life 2 beta v17: 172 bytes, no triangle start.
+    Bsp beta = map_with(17, LumpId::dispinfo, counting(172 * 2));
+    auto db = dispinfo(beta);
+    ASSERT_TRUE(db) << db.error().to_string();
+    EXPECT_EQ(db->size(), 2u);
+    expect_round_trip<ddispinfo_t>(beta, LumpId::dispinfo,
+                                   [](const Bsp& m) { return dispinfo(m); });
+}
+
+TEST(BspDetailProps, OtherVersionsKeepTheirRecordsWhole) {
+    // Every version starts with the model dictionary; the records of versions other than 4
+    // have no published layout and are kept as bytes, with the count they state.
+    auto lump = [](std::uint16_t version, bool sprites, std::int32_t count, std::size_t record) {
+        ByteWriter w;
+        w.i32(1);
+        std::string name = "models/grass.mdl";
+        name.resize(128, '\0');
+        w.text(name);
+        if (sprites) {
+            w.i32(1);
+            w.zeros(32);
+        }
+        w.i32(count);
+        for (std::int32_t i = 0; i < count; ++i) {
+            for (std::size_t k = 0; k < record; ++k) w.u8(std::uint8_t(k + i));
+        }
+        Bsp b = Bsp::make_empty(20);
+        b.set_game_lump(kDetailPropsId, version, Blob::from_bytes(w.take()));
+        return b;
+    };
+    for (const auto& [version, sprites] :
+         std::vector<std::pair<std::uint16_t, bool>>{{3, false}, {5, true}}) {
+        Bsp b = lump(version, sprites, 3, 48);
+        auto dp = detail_props(b);
+        ASSERT_TRUE(dp) << dp.error().to_string();
+        EXPECT_EQ(dp->version, version);
+        ASSERT_EQ(dp->dict.size(), 1u);
+        EXPECT_EQ(std::string_view(dp->dict[0].data()), "models/grass.mdl");
+        EXPECT_TRUE(dp->props.empty());
+        EXPECT_EQ(dp->count(), 3u);
+        auto back = encode(b, *dp);
+        ASSERT_TRUE(back);
+        const ByteSpan orig = b.find_game_lump(kDetailPropsId)->bytes();
+        EXPECT_EQ(*back, Bytes(orig.begin(), orig.end()));
+    }
+    // Bytes that are no count of whole records: kept all the same, no count claimed.
+    Bsp odd = lump(3, false, 3, 48);
+    Bytes bytes(odd.find_game_lump(kDetailPropsId)->bytes().begin(),
+                odd.find_game_lump(kDetailPropsId)->bytes().end());
+    bytes.push_back(std::byte{1});
+    odd.set_game_lump(kDetailPropsId, 3, Blob::from_bytes(bytes));
+    auto dp = detail_props(odd);
+    ASSERT_TRUE(dp);
+    EXPECT_FALSE(dp->rest_count.has_value());
+    EXPECT_EQ(*encode(odd, *dp), bytes);
+}
+
+TEST(BspLumps, StrataOverlaysV3ShareOneFaceArray) {
+    StrataOverlays o;
+    o.faces = {4, 5, 6, 70000};
+    doverlay_v3_t a;
+    a.nId = 1;
+    a.nTexInfo = 2;
+    a.flags = doverlay_v3_t::kBasisVFlipped;
+    a.renderOrder = 1;
+    a.faceOffset = 0;
+    a.faceCount = 3;
+    a.flU[1] = 1;
+    a.uv[2][0] = 8;
+    a.basisU = {1, 0, 0};
+    a.origin = {1, 2, 3};
+    a.basisNormal = {0, 0, 1};
+    doverlay_v3_t c = a;
+    c.nId = 2;
+    c.faceOffset = 3;
+    c.faceCount = 1;
+    o.overlays = {a, c};
+    Bsp b = Bsp::make_empty(25);
+    b.set_lump_version(LumpId::overlays, 3);
+    auto bytes = encode(b, o);
+    ASSERT_TRUE(bytes);
+    EXPECT_EQ(bytes->size(), 8u + 4 * 4 + 2 * 108);
+    ASSERT_TRUE(b.set_lump(LumpId::overlays, Blob::from_bytes(*bytes)));
+    auto back = strata_overlays(b);
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->faces, o.faces);
+    ASSERT_EQ(back->overlays.size(), 2u);
+    EXPECT_EQ(back->overlays[1].faceOffset, 3);
+    EXPECT_EQ(back->overlays[0].uv[2][0], 8);
+    EXPECT_EQ(back->overlays[0].origin, (Vec3f{1, 2, 3}));
+    EXPECT_EQ(*encode(b, *back), *bytes);
+    // overlays() does not read it as records; parse_map reads it through strata_overlays().
+    EXPECT_FALSE(overlays(b));
+    auto m = parse_map(b);
+    ASSERT_TRUE(m) << m.error().to_string();
+    EXPECT_EQ(m->strata_overlays.overlays.size(), 2u);
+    // A count larger than the lump holds is an error, not an allocation.
+    Bytes cut = *bytes;
+    cut[0] = std::byte{0xFF};
+    cut[1] = std::byte{0xFF};
+    ASSERT_TRUE(b.set_lump(LumpId::overlays, Blob::from_bytes(cut)));
+    EXPECT_FALSE(strata_overlays(b));
+}

@@ -46,6 +46,12 @@ public:
     std::vector<bsp::Vec3f> clipportalverts;
     std::optional<bsp::Occlusion> occlusion;
     std::optional<bsp::StaticProps> static_props;
+    std::optional<bsp::DetailProps> detail_props;
+    // Layout: the BSP version and lump versions the lumps are written in (Strata: overlays
+    // version 3 writes `strata_overlays`).
+    std::int32_t version = 20;
+    std::vector<std::pair<bsp::LumpId, std::int32_t>> lump_versions;
+    std::optional<bsp::StrataOverlays> strata_overlays;
 
     // Index of the plane (vbsp keeps each plane next to its opposite).
     std::uint32_t plane(const Vec3& n, double d) {
@@ -121,6 +127,25 @@ public:
         return std::int32_t(brushes.size() - 1);
     }
 
+    // A brush from outward planes (unit normal, distance), all sides textured with `tex`;
+    // `bevel[i]` sets side i's bevel flag.
+    std::int32_t brush(std::int32_t contents, const std::vector<std::pair<Vec3, double>>& p,
+                       std::int32_t tex, const std::vector<bool>& bevel = {}) {
+        bsp::dbrush_t b;
+        b.firstside = std::int32_t(sides.size());
+        b.contents = contents;
+        for (std::size_t k = 0; k < p.size(); ++k) {
+            bsp::dbrushside_t s;
+            s.planenum = plane(p[k].first, p[k].second);
+            s.texinfo = tex;
+            s.bevel = k < bevel.size() && bevel[k];
+            sides.push_back(s);
+        }
+        b.numsides = std::int32_t(p.size());
+        brushes.push_back(b);
+        return std::int32_t(brushes.size() - 1);
+    }
+
     // The polygon of side `k` of brush `b`, wound as vbsp winds faces.
     Winding polygon(std::int32_t b, int k) const {
         std::vector<std::optional<Plane>> pl;
@@ -180,7 +205,11 @@ public:
         solid.firstleafbrush = std::uint32_t(leafbrushes.size());
         for (std::int32_t b : brush_list) {
             leafbrushes.push_back(std::uint32_t(b));
-            for (int k = 0; k < 6; ++k) {
+            const bsp::dbrush_t& br = brushes[std::size_t(b)];
+            int real = 0;
+            for (int k = 0; k < br.numsides; ++k)
+                real += !sides[std::size_t(br.firstside + k)].bevel;
+            for (int k = 0; k < real; ++k) {
                 for (const Vec3& p : polygon(b, k)) box.add(p);
             }
         }
@@ -205,8 +234,9 @@ public:
     }
 
     Bytes write() const {
-        bsp::Bsp b = bsp::Bsp::make_empty(20);
+        bsp::Bsp b = bsp::Bsp::make_empty(version);
         using L = bsp::LumpId;
+        for (const auto& [id, v] : lump_versions) b.set_lump_version(id, v);
         auto put = [&](L id, auto items) {
             auto bytes = bsp::encode(b, id, std::span(items));
             if (!bytes) throw std::runtime_error(bytes.error().to_string());
@@ -236,6 +266,12 @@ public:
             put(L::disp_tris, disp_tris);
         }
         if (!overlays.empty()) put(L::overlays, overlays);
+        if (strata_overlays) {
+            b.set_lump_version(L::overlays, 3);
+            auto bytes = bsp::encode(b, *strata_overlays);
+            if (!bytes || !b.set_lump(L::overlays, Blob::from_bytes(std::move(bytes).value())))
+                throw std::runtime_error("overlays");
+        }
         if (!cubemaps.empty()) put(L::cubemaps, cubemaps);
         if (!areaportals.empty()) {
             put(L::areaportals, areaportals);
@@ -251,6 +287,12 @@ public:
             auto bytes = bsp::encode(b, *static_props);
             if (!bytes) throw std::runtime_error(bytes.error().to_string());
             b.set_game_lump(bsp::kStaticPropsId, static_props->version,
+                            Blob::from_bytes(std::move(bytes).value()));
+        }
+        if (detail_props) {
+            auto bytes = bsp::encode(b, *detail_props);
+            if (!bytes) throw std::runtime_error(bytes.error().to_string());
+            b.set_game_lump(bsp::kDetailPropsId, detail_props->version,
                             Blob::from_bytes(std::move(bytes).value()));
         }
         auto out = b.write();

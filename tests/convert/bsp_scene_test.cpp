@@ -139,6 +139,56 @@ TEST(BspScene, HiddenSideKeepsItsMaterialUnlessFlagsSayTool) {
     for (const auto& s : e->brushes[0].sides) EXPECT_EQ(s.material, "TOOLS/TOOLSTRIGGER");
 }
 
+TEST(BspScene, HiddenSideReadBackFromWhereVbspRepointedIt) {
+    // vbsp re-points a side no face shows at the lowest texinfo a face uses with the side's
+    // flags and surface properties. Brush A shows concrete/a on top; its bottom points at
+    // concrete/b's texinfo (on a face of brush B, lower than any concrete/a texinfo), so it
+    // can have been concrete/a: it takes the brush's material. Brush C's bottom points at a
+    // concrete/b texinfo with a lower concrete/b sibling on a face, which a re-point would have
+    // chosen instead: it is the side's own. Brush D's bottom points at a wall texinfo whose
+    // axes do not span it: Hammer's default axes come back.
+    BspBuilder b;
+    const auto ca = b.material("CONCRETE/A", 512, 512);
+    const auto cb = b.material("CONCRETE/B", 512, 512);
+    const auto b_floor = b.tex(cb, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25);
+    const auto b_floor2 = b.tex(cb, {1, 0, 0}, 64, 0.25, {0, -1, 0}, 0, 0.25);
+    const auto b_wall = b.tex(cb, {0, 1, 0}, 0, 0.25, {0, 0, -1}, 0, 0.25);
+    const auto a_floor = b.tex(ca, {1, 0, 0}, 0, 0.5, {0, -1, 0}, 0, 0.5);
+    const auto brush_b =
+        b.box({0, 0, 0}, {64, 64, 64}, kSolid, {b_wall, b_wall, b_wall, b_wall, b_floor, b_floor});
+    const auto brush_a = b.box({100, 0, 0}, {164, 64, 64}, kSolid,
+                               {a_floor, a_floor, a_floor, a_floor, a_floor, b_floor});
+    const auto brush_c = b.box({200, 0, 0}, {264, 64, 64}, kSolid,
+                               {b_floor2, b_floor2, b_floor2, b_floor2, b_floor2, b_floor2});
+    const auto brush_d = b.box({300, 0, 0}, {364, 64, 64}, kSolid,
+                               {a_floor, a_floor, a_floor, a_floor, a_floor, b_wall});
+    b.face(brush_b, BspBuilder::pz);
+    b.face(brush_b, BspBuilder::px);
+    b.face(brush_a, BspBuilder::pz);
+    b.face(brush_c, BspBuilder::pz);
+    b.face(brush_d, BspBuilder::pz);
+    b.model({brush_b, brush_a, brush_c, brush_d}, 0);
+    Decompiled r = decompile(b);
+    ASSERT_EQ(r.scene.world.brushes.size(), 4u);
+    const scene::BrushSide* a_bottom = side_facing(r.scene.world.brushes[1], {0, 0, -1});
+    ASSERT_NE(a_bottom, nullptr);
+    EXPECT_EQ(a_bottom->material, "CONCRETE/A");
+    const scene::BrushSide* c_bottom = side_facing(r.scene.world.brushes[2], {0, 0, -1});
+    ASSERT_NE(c_bottom, nullptr);
+    EXPECT_EQ(c_bottom->material, "CONCRETE/B");
+    EXPECT_DOUBLE_EQ(c_bottom->u.shift, 64);
+    const scene::BrushSide* d_bottom = side_facing(r.scene.world.brushes[3], {0, 0, -1});
+    ASSERT_NE(d_bottom, nullptr);
+    EXPECT_EQ(d_bottom->material, "CONCRETE/A");
+    // Its material's scale on the brush, unshifted. World-aligned, the bottom would have had
+    // the top's very texinfo (a floor's world axes do not depend on the side it faces), which
+    // a face uses, so vbsp would have kept it: Hammer's face alignment is what is left.
+    EXPECT_TRUE(near(d_bottom->u.axis, {-1, 0, 0}, 1e-9));
+    EXPECT_TRUE(near(d_bottom->v.axis, {0, -1, 0}, 1e-9));
+    EXPECT_DOUBLE_EQ(d_bottom->u.scale, 0.5);
+    EXPECT_DOUBLE_EQ(d_bottom->u.shift, 0);
+}
+
 TEST(BspScene, BrushEntityMovesBackByItsOriginAndKeepsOutputs) {
     BspBuilder b;
     const auto m = b.material("METAL/DOOR", 128, 128);
@@ -232,6 +282,51 @@ TEST(BspScene, AreaportalAndLadderGetTheirBrushesBack) {
     EXPECT_EQ(r.scene.world.brushes.size(), 1u);
     EXPECT_EQ(r.report.recovered.areaportals, 1u);
     EXPECT_EQ(r.report.recovered.ladders, 1u);
+}
+
+TEST(BspScene, LaddersFromTheirBoundsOrTheirContents) {
+    BspBuilder b;
+    const auto m = b.material("TOOLS/TOOLSNODRAW", 64, 64);
+    const auto t = b.tex(m, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25, kNodraw);
+    const std::array<std::int32_t, 6> all{t, t, t, t, t, t};
+    const auto wall = b.box({-64, -64, 0}, {64, 64, 8}, kSolid, all);
+    // A func_ladder of two brushes: its info_ladder spans both.
+    const auto l1 = b.box({40, 0, 8}, {41, 24, 50}, kLadder | 0x8, all);
+    const auto l2 = b.box({40, 0, 50}, {41, 24, 100}, kLadder | 0x8, all);
+    b.face(wall, BspBuilder::pz);
+    b.model({wall, l1, l2}, 0);
+    b.entities +=
+        "{\n\"classname\" \"info_ladder\"\n\"mins.x\" \"40.00\"\n\"mins.y\" \"0.00\"\n"
+        "\"mins.z\" \"8.00\"\n\"maxs.x\" \"41.00\"\n\"maxs.y\" \"24.00\"\n\"maxs.z\" "
+        "\"100.00\"\n}\n"
+        // A copy elsewhere in the lump finds no brushes of its own and stays as it is.
+        "{\n\"classname\" \"info_ladder\"\n\"mins.x\" \"-500.00\"\n\"mins.y\" \"0.00\"\n"
+        "\"mins.z\" \"8.00\"\n\"maxs.x\" \"-499.00\"\n\"maxs.y\" \"24.00\"\n\"maxs.z\" "
+        "\"100.00\"\n}\n";
+    Decompiled r = decompile(b);
+    const scene::Entity* lad = find(r.scene, "func_ladder");
+    ASSERT_NE(lad, nullptr);
+    EXPECT_EQ(lad->brushes.size(), 2u);
+    const scene::Entity* info = find(r.scene, "info_ladder");
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(info->get("mins.x"), "-500.00");
+    EXPECT_EQ(r.report.recovered.ladders, 1u);
+
+    // Without any info_ladder (compilers that keep no trace of func_ladder), each brush with
+    // ladder contents becomes a func_ladder: a recompile then gives it those contents again.
+    BspBuilder c;
+    const auto cm = c.material("METAL/FENCE", 64, 64);
+    const auto ct = c.tex(cm, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25);
+    const std::array<std::int32_t, 6> call{ct, ct, ct, ct, ct, ct};
+    const auto cw = c.box({-64, -64, 0}, {64, 64, 8}, kSolid, call);
+    const auto c1 = c.box({40, 0, 8}, {41, 24, 50}, kLadder | 0x8, call);
+    const auto c2 = c.box({-40, 0, 8}, {-39, 24, 50}, kLadder | 0x8, call);
+    c.model({cw, c1, c2}, 0);
+    Decompiled rc = decompile(c);
+    EXPECT_NE(find(rc.scene, "func_ladder", 0), nullptr);
+    EXPECT_NE(find(rc.scene, "func_ladder", 1), nullptr);
+    EXPECT_EQ(rc.report.recovered.ladders, 2u);
+    EXPECT_EQ(rc.scene.world.brushes.size(), 1u);
 }
 
 TEST(BspScene, OccluderBrushOutsideEveryModel) {
@@ -440,8 +535,8 @@ TEST(BspScene, DamagedBrushesAreClosedOrReported) {
     bsp::dbrush_t bad;
     bad.firstside = std::int32_t(f.b.sides.size());
     bad.numsides = 2;
-    f.b.sides.push_back({60000, 0, 0, 0, {0, 0}});
-    f.b.sides.push_back({0, 12345, 0, 0, {0, 0}});
+    f.b.sides.push_back({60000, 0, 0, 0, 0, {0, 0}});
+    f.b.sides.push_back({0, 12345, 0, 0, 0, {0, 0}});
     f.b.brushes.push_back(bad);
     f.b.model({f.brush}, 0);
     f.b.leafbrushes.insert(f.b.leafbrushes.end(), {1, std::uint32_t(flat), 3});
@@ -452,11 +547,85 @@ TEST(BspScene, DamagedBrushesAreClosedOrReported) {
     bool warned = false;
     for (const Diagnostic& d : r.diags.items()) warned |= d.code == "convert.invalid-brush";
     EXPECT_TRUE(warned);
+    // Every real side that did not make it is listed with its brush and is an error: the flat
+    // brush's six, the bad brush's side whose plane is outside the plane lump.
+    std::size_t flat_lost = 0, bad_plane_lost = 0;
+    for (const auto& l : r.report.lost_sides) {
+        EXPECT_GE(l.brush, 0);
+        EXPECT_GE(l.brush_side, 0);
+        EXPECT_FALSE(l.reason.empty());
+        flat_lost += l.brush == flat;
+        bad_plane_lost += l.brush == std::int64_t(f.b.brushes.size()) - 1 &&
+                          l.reason.find("outside the plane lump") != std::string::npos;
+    }
+    EXPECT_EQ(flat_lost, 6u);
+    EXPECT_EQ(bad_plane_lost, 1u);
+    EXPECT_EQ(r.report.lost.dropped_sides, r.report.lost_sides.size());
+    std::size_t errors = 0;
+    for (const Diagnostic& d : r.diags.items()) {
+        if (d.code != "convert.side-lost") continue;
+        ++errors;
+        EXPECT_EQ(d.severity, Severity::error);
+        EXPECT_EQ(d.path.rfind("lump[19]/record[", 0), 0u) << d.path;
+        EXPECT_NE(d.message.find("brush "), std::string::npos);
+    }
+    EXPECT_EQ(errors, r.report.lost_sides.size());
     // Whatever is written is a valid solid.
     const vmf::Map m = convert::scene_to_vmf(r.scene, r.diags);
     Diagnostics v;
     vmf::validate(m, v);
     EXPECT_FALSE(v.has_errors());
+}
+
+TEST(BspScene, PlanesThatOnlyTouchTheSolidAreNotSides) {
+    // A wedge in a trigger: its sloped side runs from the top at x = 0 down to the floor at
+    // x = 64. vbsp writes axial planes at the brush bounds without the bevel flag when the
+    // bevels it made first no longer match (entity brushes moved by their origin): +z at the
+    // top edge and +x at the bottom edge touch the wedge along an edge only.
+    BspBuilder b;
+    const auto mat = b.material("TOOLS/TOOLSTRIGGER", 64, 64);
+    const auto ti = b.tex(mat, {1, 0, 0}, 0, 0.25, {0, -1, 0}, 0, 0.25, kTrigger);
+    const double r = std::sqrt(0.5);
+    const auto wedge = b.brush(kSolid,
+                               {{{-1, 0, 0}, 0},
+                                {{0, -1, 0}, 0},
+                                {{0, 1, 0}, 64},
+                                {{0, 0, -1}, 0},
+                                {{r, 0, r}, 64 * r},
+                                {{0, 0, 1}, 64},
+                                {{1, 0, 0}, 64},
+                                {{1, 0, 0}, 64.0001}},
+                               ti, {false, false, false, false, false, false, false, true});
+    b.entities += "{\n\"classname\" \"trigger_multiple\"\n\"model\" \"*1\"\n}\n";
+    b.model({}, 0);
+    b.model({wedge}, 0);
+    Decompiled d = decompile(b);
+    const scene::Entity* trig = find(d.scene, "trigger_multiple");
+    ASSERT_NE(trig, nullptr);
+    ASSERT_EQ(trig->brushes.size(), 1u);
+    EXPECT_EQ(trig->brushes[0].sides.size(), 5u);
+    EXPECT_EQ(side_facing(trig->brushes[0], {0, 0, 1}), nullptr);
+    EXPECT_EQ(side_facing(trig->brushes[0], {1, 0, 0}), nullptr);
+    EXPECT_EQ(d.report.skipped.redundant_sides, 2u);
+    EXPECT_EQ(d.report.skipped.bevel_sides, 1u);
+    EXPECT_TRUE(d.report.lost_sides.empty());
+    EXPECT_FALSE(d.diags.has_errors());
+}
+
+TEST(BspScene, BrushesOfAModelNoEntityNamesAreReportedLost) {
+    Floor f;
+    const auto extra = f.b.box({0, 0, 64}, {16, 16, 80}, kSolid,
+                               {f.brick, f.brick, f.brick, f.brick, f.brick, f.brick});
+    f.b.model({f.brush}, 0);
+    f.b.model({extra}, 0);  // *1, which no entity names
+    Decompiled r = decompile(f.b);
+    ASSERT_EQ(r.report.lost_sides.size(), 6u);
+    for (const auto& l : r.report.lost_sides) {
+        EXPECT_EQ(l.brush, extra);
+        EXPECT_EQ(l.solid_id, 0);
+        EXPECT_NE(l.reason.find("*1"), std::string::npos) << l.reason;
+    }
+    EXPECT_EQ(r.diags.count(Severity::error), 6u);
 }
 
 TEST(BspScene, ConverterReportsPerKind) {
@@ -479,4 +648,98 @@ TEST(BspScene, ConverterReportsPerKind) {
     auto refused = convert_document(*in.value(), "vmf", bad, d);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code, "option.unknown");
+}
+
+TEST(BspScene, EveryLayoutVariantDecompilesAlike) {
+    // The same small map (a floor whose top carries an overlay, a displacement on its +x side)
+    // written in each record layout comes back the same.
+    struct Variant {
+        const char* name;
+        std::int32_t version;
+        std::size_t face_record;
+        std::vector<std::pair<bsp::LumpId, std::int32_t>> lumps;
+        bool strata_v3_overlays = false;
+    };
+    using L = bsp::LumpId;
+    const Variant variants[] = {
+        {"standard v20", 20, 56, {}},
+        {"Bloodlines v17", 17, 104, {}},
+        {"VitaminSource v43", 43, 40, {}},
+        {"Strata v25",
+         25,
+         72,
+         {{L::faces, 2},
+          {L::originalfaces, 0},
+          {L::brushsides, 1},
+          {L::nodes, 1},
+          {L::leafs, 2},
+          {L::edges, 1},
+          {L::leaffaces, 1},
+          {L::leafbrushes, 1},
+          {L::dispinfo, 1}},
+         true},
+    };
+    for (const Variant& v : variants) {
+        SCOPED_TRACE(v.name);
+        Floor f;
+        f.b.version = v.version;
+        f.b.lump_versions = v.lumps;
+        const auto top = f.b.face(f.brush, BspBuilder::pz);
+        const auto side = f.b.face(f.brush, BspBuilder::px, 0);
+        f.b.model({f.brush}, 0);
+        bsp::ddispinfo_t d;
+        const Winding w = f.b.polygon(f.brush, BspBuilder::px);
+        d.startPosition = f.b.f3(w[0]);
+        d.power = 2;
+        d.m_iMapFace = std::uint32_t(side);
+        for (std::uint32_t& a : d.m_AllowedVerts) a = 0xFFFFFFFFu;
+        f.b.dispinfo.push_back(d);
+        for (int i = 0; i < 25; ++i) f.b.disp_verts.push_back({{1, 0, 0}, float(i % 5), 0});
+        f.b.disp_tris.assign(32, bsp::CDispTri{0});
+        if (v.strata_v3_overlays) {
+            bsp::StrataOverlays so;
+            so.faces = {std::uint32_t(top)};
+            bsp::doverlay_v3_t o;
+            o.nId = 3;
+            o.nTexInfo = std::uint32_t(f.brick);
+            o.faceCount = 1;
+            o.flU[1] = o.flV[1] = 1;
+            o.uv[0][0] = o.uv[0][1] = o.uv[1][0] = o.uv[3][1] = -8;
+            o.uv[1][1] = o.uv[2][0] = o.uv[2][1] = o.uv[3][0] = 8;
+            o.basisU = {1, 0, 0};
+            o.basisNormal = {0, 0, 1};
+            so.overlays.push_back(o);
+            f.b.strata_overlays = so;
+        } else {
+            bsp::doverlay_t o;
+            o.nId = 3;
+            o.nTexInfo = f.brick;
+            o.m_nFaceCountAndRenderOrder = 1;
+            o.aFaces[0] = top;
+            o.flU[1] = o.flV[1] = 1;
+            o.vecUVPoints[0] = {-8, -8, 1};
+            o.vecUVPoints[1] = {-8, 8, 0};
+            o.vecUVPoints[2] = {8, 8, 0};
+            o.vecUVPoints[3] = {8, -8, 0};
+            o.vecBasisNormal = {0, 0, 1};
+            f.b.overlays.push_back(o);
+        }
+        auto written = bsp::Bsp::read(Blob::from_bytes(f.b.write()));
+        ASSERT_TRUE(written);
+        EXPECT_EQ(written->lump(L::faces).size(), 2 * v.face_record);
+        Decompiled r = decompile(f.b);
+        EXPECT_FALSE(r.diags.has_errors());
+        EXPECT_TRUE(r.report.unreadable_lumps.empty());
+        EXPECT_EQ(r.report.recovered.displacements, 1u);
+        ASSERT_EQ(r.scene.world.brushes.size(), 2u);
+        const scene::BrushSide* up = side_facing(r.scene.world.brushes[0], {0, 0, 1});
+        ASSERT_NE(up, nullptr);
+        EXPECT_EQ(up->material, "BRICK/WALL01");
+        EXPECT_DOUBLE_EQ(up->u.shift, 12.25);
+        const scene::Entity* ov = find(r.scene, "info_overlay");
+        ASSERT_NE(ov, nullptr);
+        EXPECT_EQ(ov->get("sides"), std::to_string(up->id));
+        EXPECT_EQ(ov->get("BasisU"), "1 0 0");
+        EXPECT_EQ(ov->get("uv2"), "8 8 0");
+    }
 }

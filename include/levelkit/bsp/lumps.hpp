@@ -11,8 +11,9 @@
 //
 // Layouts are chosen from the BSP version, the lump version and the record size, never guessed:
 // a lump whose size does not fit the chosen record, or a version without a known layout, is an
-// error naming the lump. Typed views cover BSP versions 17-29 and 42 (Desolation); VTMB's v17
-// faces and Strata's v3 overlays are reported as unsupported.
+// error naming the lump. Typed views cover BSP versions 17-29 (v17: Vampire: The Masquerade -
+// Bloodlines and Half-Life 2 beta records), 42 (Desolation) and 43 (VitaminSource); Strata's
+// overlay lump version 3 is not an array of records and has its own view (strata_overlays).
 //
 // encode_* functions turn a view (or an edited vector) back into lump bytes in the map's own
 // layout; encode(decode(lump)) reproduces the lump exactly, padding bytes included.
@@ -106,6 +107,9 @@ struct dedge_t {
 };
 
 struct dface_t {
+    // BSP v17 only: the average colour of each lightmap style (4 in Half-Life 2 beta maps, 8 in
+    // Vampire: The Masquerade - Bloodlines).
+    ColorRGBExp32 m_AvgLightColor[8];
     std::uint32_t planenum = 0;
     std::uint8_t side = 0;  // faces opposite to the node's plane direction
     std::uint8_t onNode = 0;
@@ -115,7 +119,11 @@ struct dface_t {
     std::int32_t texinfo = 0;
     std::int32_t dispinfo = 0;  // -1 if not a displacement
     std::int32_t surfaceFogVolumeID = 0;
-    std::uint8_t styles[4] = {0, 0, 0, 0};
+    std::uint8_t styles[8] = {};  // 4 except in Bloodlines
+    std::uint8_t day[8] = {};     // Bloodlines: its day/night lightmap styles
+    std::uint8_t night[8] = {};
+    std::uint8_t vitamin_flags = 0;  // VitaminSource (v43) only, with three padding bytes
+    std::uint8_t vitamin_padding[3] = {0, 0, 0};
     std::int32_t lightofs = 0;
     float area = 0;
     std::int32_t m_LightmapTextureMinsInLuxels[2] = {0, 0};
@@ -138,7 +146,12 @@ struct dbrushside_t {
     std::uint32_t planenum = 0;  // facing out of the brush
     std::int32_t texinfo = 0;
     std::int32_t dispinfo = 0;
-    std::int32_t bevel = 0;            // test (bevel & 1): other bits are left over from vbsp
+    // The field's first byte on disk is the bevel flag (a compiler-added side), the second one
+    // CS:GO's "thin" flag. SDK 2013 declares one little-endian short, whose first byte is the
+    // same flag; big-endian console maps store the two bytes, so reading a short would move
+    // the flag into the high byte.
+    std::uint8_t bevel = 0;
+    std::uint8_t thin = 0;
     std::uint8_t padding[2] = {0, 0};  // Strata only
 };
 
@@ -154,8 +167,8 @@ struct dmodel_t {
 struct dnode_t {
     std::int32_t planenum = 0;
     std::int32_t children[2] = {0, 0};  // negative numbers are -(leafs + 1)
-    float mins[3] = {0, 0, 0};          // int16 on disk before Strata
-    float maxs[3] = {0, 0, 0};
+    double mins[3] = {0, 0, 0};         // int16 on disk (float in Strata, int32 in VitaminSource)
+    double maxs[3] = {0, 0, 0};
     std::uint32_t firstface = 0;
     std::uint32_t numfaces = 0;
     std::int16_t area = 0;
@@ -165,10 +178,10 @@ struct dnode_t {
 struct dleaf_t {
     std::int32_t contents = 0;
     std::int32_t cluster = 0;
-    std::int32_t area = 0;   // unpacked from the area:9 / flags:7 bitfield
-    std::int32_t flags = 0;  // LEAF_FLAGS_*
-    float mins[3] = {0, 0, 0};
-    float maxs[3] = {0, 0, 0};
+    std::int32_t area = 0;       // unpacked from the area:9 / flags:7 bitfield
+    std::int32_t flags = 0;      // LEAF_FLAGS_*
+    double mins[3] = {0, 0, 0};  // as dnode_t
+    double maxs[3] = {0, 0, 0};
     std::uint32_t firstleafface = 0;
     std::uint32_t numleaffaces = 0;
     std::uint32_t firstleafbrush = 0;
@@ -191,7 +204,7 @@ struct dtexdata_t {
     Vec3f reflectivity;
     std::int32_t nameStringTableID = 0;
     std::int32_t width = 0, height = 0;
-    std::int32_t view_width = 0, view_height = 0;
+    std::int32_t view_width = 0, view_height = 0;  // not stored by VitaminSource (v43)
 };
 
 // Material names: TEXDATA_STRING_TABLE offsets resolved into TEXDATA_STRING_DATA.
@@ -204,7 +217,7 @@ struct TexdataStrings {
 // --- displacements -------------------------------------------------------------------------
 
 struct CDispSubNeighbor {
-    std::uint16_t m_iNeighbor = 0xFFFF;  // index into dispinfo, 0xFFFF for none
+    std::uint32_t m_iNeighbor = 0xFFFF;  // index into dispinfo, 0xFFFF (Strata: 0xFFFFFFFF): none
     std::uint8_t m_NeighborOrientation = 0;
     std::uint8_t m_Span = 0;
     std::uint8_t m_NeighborSpan = 0;
@@ -216,9 +229,9 @@ struct CDispNeighbor {
 };
 
 struct CDispCornerNeighbors {
-    std::uint16_t m_Neighbors[4] = {0, 0, 0, 0};
+    std::uint32_t m_Neighbors[4] = {0, 0, 0, 0};  // uint16 on disk before Strata
     std::uint8_t m_nNeighbors = 0;
-    std::uint8_t padding = 0;
+    std::uint8_t padding[3] = {0, 0, 0};  // one byte before Strata
 };
 
 struct ddispinfo_t {
@@ -229,7 +242,7 @@ struct ddispinfo_t {
     std::int32_t minTess = 0;
     float smoothingAngle = 0;
     std::int32_t contents = 0;
-    std::uint16_t m_iMapFace = 0;
+    std::uint32_t m_iMapFace = 0;  // uint16 and two padding bytes before Strata
     std::uint8_t padding[2] = {0, 0};
     std::int32_t m_iLightmapAlphaStart = 0;
     std::int32_t m_iLightmapSamplePositionStart = 0;
@@ -274,6 +287,28 @@ struct doverlay_base_t {
 };
 using doverlay_t = doverlay_base_t<64>;
 using dwateroverlay_t = doverlay_base_t<256>;
+
+// Strata overlay lump version 3: the face lists of all overlays in one array, then one record
+// per overlay naming its slice of that array (no 64-face limit).
+struct doverlay_v3_t {
+    std::int32_t nId = 0;
+    std::uint32_t nTexInfo = 0;
+    std::uint16_t flags = 0;  // kBasisVFlipped, kColorVarTint
+    std::uint16_t renderOrder = 0;
+    std::int32_t faceOffset = 0, faceCount = 0;  // into StrataOverlays::faces
+    float flU[2] = {0, 0};
+    float flV[2] = {0, 0};
+    float uv[4][2] = {};  // the four corner handles in the overlay's plane
+    Vec3f basisU, origin, basisNormal;
+    std::uint8_t tint[4] = {255, 255, 255, 255};  // rgb: a colour variable with kColorVarTint
+
+    static constexpr std::uint16_t kBasisVFlipped = 1, kColorVarTint = 2;
+};
+
+struct StrataOverlays {
+    std::vector<std::uint32_t> faces;
+    std::vector<doverlay_v3_t> overlays;
+};
 
 struct doverlayfade_t {
     float flFadeDistMinSq = 0;
@@ -373,7 +408,10 @@ Result<TexdataStrings> texdata_strings(const Bsp& bsp);
 Result<LumpView<ddispinfo_t>> dispinfo(const Bsp& bsp);
 Result<LumpView<CDispVert>> disp_verts(const Bsp& bsp);
 Result<LumpView<CDispTri>> disp_tris(const Bsp& bsp);
+// Overlays stored as records (every layout but Strata's lump version 3, an error here).
 Result<LumpView<doverlay_t>> overlays(const Bsp& bsp);
+// Strata's overlay lump version 3 (empty for any other overlay lump).
+Result<StrataOverlays> strata_overlays(const Bsp& bsp);
 Result<LumpView<dwateroverlay_t>> water_overlays(const Bsp& bsp);
 Result<LumpView<doverlayfade_t>> overlay_fades(const Bsp& bsp);
 Result<LumpView<dcubemapsample_t>> cubemaps(const Bsp& bsp);
@@ -410,5 +448,6 @@ Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const darea_t> item
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dareaportal_t> items);
 Result<Bytes> encode(const Bsp& bsp, LumpId which, std::span<const dworldlight_t> items);
 Result<Bytes> encode(const Bsp& bsp, const Occlusion& occlusion);
+Result<Bytes> encode(const Bsp& bsp, const StrataOverlays& overlays);
 
 }  // namespace lk::bsp

@@ -1,9 +1,15 @@
 // Everything typed in a map at once: the views a decompiler or converter works from.
 //
 // parse_map() runs every typed view (lumps.hpp, props.hpp, entities.hpp, the pakfile
-// directory) and fails on the first lump that does not parse, naming it. validate() goes
-// further and checks the references between lumps (indices in range), reporting every problem.
+// directory). Strict (the default), it fails on the first lump that does not parse, naming it.
+// Lenient, a lump that does not parse is left empty and listed in MapData::skipped with the
+// reason (and a warning when `warnings` is given), so a converter can work from the rest and
+// decide for itself which lumps it cannot do without. validate() goes further and checks the
+// references between lumps (indices in range), reporting every problem.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "levelkit/bsp/bsp.hpp"
 #include "levelkit/bsp/entities.hpp"
@@ -37,6 +43,7 @@ struct MapData {
     LumpView<CDispVert> disp_verts;
     LumpView<CDispTri> disp_tris;
     LumpView<doverlay_t> overlays;
+    StrataOverlays strata_overlays;  // instead of `overlays` in Strata overlay lumps version 3
     LumpView<dwateroverlay_t> water_overlays;
     LumpView<doverlayfade_t> overlay_fades;
     LumpView<dcubemapsample_t> cubemaps;
@@ -49,9 +56,24 @@ struct MapData {
     StaticProps static_props;
     DetailProps detail_props;
     Pak pak;
+
+    // Lumps a lenient parse left empty because they did not parse.
+    struct Skipped {
+        int lump = -1;     // lump index (game lumps: LumpId::game_lump)
+        std::string name;  // "faces", "sprp game lump", "pakfile", ...
+        Diagnostic error;  // why, with the lump's offset and path
+    };
+    std::vector<Skipped> skipped;
+    // The error that made a lenient parse skip lump `id`, if it did.
+    const Diagnostic* skipped_error(LumpId id) const;
 };
 
-Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings = nullptr);
+struct ParseOptions {
+    bool lenient = false;
+};
+
+Result<MapData> parse_map(const Bsp& bsp, Diagnostics* warnings = nullptr,
+                          const ParseOptions& opt = {});
 
 // Parses every typed view and checks cross-lump references; adds an error per problem found.
 void validate(const Bsp& bsp, Diagnostics& out);

@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -130,12 +131,21 @@ struct DetailSpriteDictLump_t {
 
 struct DetailProps {
     std::uint16_t version = 0;
-    std::vector<std::array<char, 128>> dict;
+    std::vector<std::array<char, 128>> dict;  // every version starts with the model names
     std::vector<DetailSpriteDictLump_t> sprites;
     std::vector<DetailObjectLump_t> props;
+    // Versions other than 4 (no published record layout; SDK 2013 ignores older ones): the
+    // bytes after the dictionary, kept as they are, and the record count they state when they
+    // are a count followed by that many records of one size (before version 4 directly,
+    // later after a version-4 sprite dictionary).
+    Bytes rest;
+    std::optional<std::size_t> rest_count;
+
+    std::size_t count() const { return version == 4 ? props.size() : rest_count.value_or(0); }
 };
 
-// Parses the "dprp" game lump (version 4 records; an empty DetailProps if absent).
+// Parses the "dprp" game lump (an empty DetailProps if absent): version 4 record by record,
+// other versions as the dictionary and the bytes after it.
 Result<DetailProps> detail_props(const Bsp& bsp);
 Result<Bytes> encode(const Bsp& bsp, const DetailProps& dp);
 
