@@ -393,7 +393,8 @@ Result<dmx::Document> Builder::finish() {
             list.push_back(implicit_);
             const ElementRef t = *doc_[implicit_].get<ElementRef>("transform");
             xforms.push_back(t);
-            bind.push_back(transform(doc_[implicit_].name, {}, {0, 0, 0, 1}));
+            const std::string name = doc_[implicit_].name;  // copied: transform() may move it
+            bind.push_back(transform(name, {}, {0, 0, 0, 1}));
         }
     }
     for (std::size_t i = 1; i < nodes_.size(); ++i) {

@@ -313,7 +313,8 @@ std::size_t validate(const Model& m, Diagnostics& out, std::size_t max_per_kind)
             const std::string chp =
                 fmt::format("{}/channels[{}] '{}'", cp, k, doc[ch.element].name);
             if (ch.target.is_null()) {
-                r.error("dmxmodel.channel-target", "the channel has no toElement", chp);
+                // Drives nothing (SFM leaves such channels behind); studiomdl evaluates nothing.
+                r.warning("dmxmodel.channel-target", "the channel has no toElement", chp);
                 continue;
             }
             if (ch.node < 0 && ch.control < 0) {

@@ -159,9 +159,15 @@ Quat slerp(const Quat& qa, const Quat& qb, float tf) {
 }
 
 double angle_between(const Quat& qa, const Quat& qb) {
-    const Q a = dq(normalize(qa)), b = dq(normalize(qb));
-    const double d = std::abs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w);
-    return 2 * std::acos(std::min(d, 1.0));
+    // Angle of the relative rotation conj(a) * b; atan2 stays exact near 0, where acos of a dot
+    // product near 1 loses half its digits.
+    const Q a = dq(qa), b = dq(qb);
+    const double w = a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;
+    const double x = a.w * b.x - a.x * b.w - a.y * b.z + a.z * b.y;
+    const double y = a.w * b.y + a.x * b.z - a.y * b.w - a.z * b.x;
+    const double z = a.w * b.z - a.x * b.y + a.y * b.x - a.z * b.w;
+    const double v = std::sqrt(x * x + y * y + z * z);
+    return 2 * std::atan2(v, std::abs(w));
 }
 
 Quat from_euler_xyz(const Vec3f& r) {
@@ -364,7 +370,7 @@ std::vector<Affine> world_bind(const Model& m) {
 
 // --- flatten -------------------------------------------------------------------------------
 
-Flattened flatten(const Mesh& mesh) {
+Flattened flatten(const Mesh& mesh, QuadSplit split) {
     Flattened out;
     const std::size_t corners = mesh.corner_count();
     // The index arrays that tell corners apart, in a fixed order.
@@ -424,9 +430,24 @@ Flattened flatten(const Mesh& mesh) {
         std::size_t at = 0;
         for (std::uint32_t n : fs.sizes) {
             if (at + n > fs.corners.size()) break;
+            std::uint32_t start = 0;
+            if (n == 4 && split == QuadSplit::second) start = 1;
+            if (n == 4 && split == QuadSplit::shortest) {
+                auto point = [&](std::uint32_t k) -> const Vec3f& {
+                    const std::uint32_t c = fs.corners[at + k];
+                    static const Vec3f none{};
+                    return c < corners ? mesh.positions.at(c) : none;
+                };
+                auto dist2 = [](const Vec3f& a, const Vec3f& b) {
+                    const double x = a.x - b.x, y = a.y - b.y, z = a.z - b.z;
+                    return x * x + y * y + z * z;
+                };
+                if (dist2(point(1), point(3)) < dist2(point(0), point(2))) start = 1;
+            }
             for (std::uint32_t k = 1; n >= 3 && k + 1 < n; ++k) {
-                const std::uint32_t c[3] = {fs.corners[at], fs.corners[at + k],
-                                            fs.corners[at + k + 1]};
+                const std::uint32_t c[3] = {fs.corners[at + start],
+                                            fs.corners[at + (start + k) % n],
+                                            fs.corners[at + (start + k + 1) % n]};
                 if (c[0] >= corners || c[1] >= corners || c[2] >= corners) continue;
                 for (std::uint32_t x : c) part.triangles.push_back(out.vertex_of_corner[x]);
             }

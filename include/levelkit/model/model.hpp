@@ -319,10 +319,15 @@ std::vector<Affine> world_bind(const Model& m);
 
 // --- single-index vertices -----------------------------------------------------------------
 
+// How polygons become triangles: fans from the first corner (quads split 0-2, Blender's FIXED
+// method, what Blender Source Tools has used since 2015), from the second (quads split 1-3, what
+// its 2014 versions produced for square quads), or quads along their shorter diagonal (studiomdl;
+// ties split 0-2) with n-gons fanned from the first corner.
+enum class QuadSplit : std::uint8_t { first, second, shortest };
+
 // The mesh with corners welded into single-index vertices: a vertex per distinct combination of
 // corner attributes (point, normal, tangent, texcoords, colours, balance, speed, wrinkle, extra),
-// and every polygon fan-triangulated from its first corner (quads split 0-2, as Blender's FIXED
-// method and studiomdl do for squares). Degenerate polygons (< 3 corners) are skipped.
+// and every polygon triangulated as `split` says. Degenerate polygons (< 3 corners) are skipped.
 struct Flattened {
     std::vector<std::uint32_t> corner;  // per vertex: a corner it came from
     std::vector<std::uint32_t> vertex_of_corner;
@@ -332,7 +337,7 @@ struct Flattened {
     };
     std::vector<Part> parts;  // one per face set, in order
 };
-Flattened flatten(const Mesh& mesh);
+Flattened flatten(const Mesh& mesh, QuadSplit split = QuadSplit::first);
 
 // --- checks --------------------------------------------------------------------------------
 
