@@ -195,6 +195,10 @@ Result<void> Parser::nodes() {
         } else {
             n.name = std::string(c.word());
             if (n.name.empty()) return error(at, "smd.bad-node", "the node has no name");
+            // studiomdl reads names between quotes; a quote inside one cannot be written back.
+            if (n.name.find('"') != std::string::npos) {
+                return error(at, "smd.bad-node", "a node name with a '\"' in it");
+            }
         }
         at = c.at();
         if (!c.integer(n.parent)) return error(at, "smd.bad-node", "the node has no parent id");
@@ -521,12 +525,48 @@ std::string write(const File& f, const WriteOptions& opt) {
     return std::move(w.out);
 }
 
+namespace {
+
+// Equal values; NaN equals NaN (it reads back as NaN, not bit for bit).
+bool same(double a, double b) {
+    return a == b || (std::isnan(a) && std::isnan(b));
+}
+bool same(const Vec3& a, const Vec3& b) {
+    return same(a.x, b.x) && same(a.y, b.y) && same(a.z, b.z);
+}
+
+}  // namespace
+
 bool same_content(const File& a, const File& b) {
-    if (a.version != b.version || a.nodes != b.nodes || a.skeleton != b.skeleton ||
+    if (a.version != b.version || a.nodes != b.nodes || a.skeleton.size() != b.skeleton.size() ||
         a.has_triangles != b.has_triangles || a.triangles.size() != b.triangles.size() ||
         a.has_vertex_animation != b.has_vertex_animation ||
-        a.vertex_animation != b.vertex_animation) {
+        a.vertex_animation.size() != b.vertex_animation.size()) {
         return false;
+    }
+    for (std::size_t i = 0; i < a.skeleton.size(); ++i) {
+        const Frame &x = a.skeleton[i], &y = b.skeleton[i];
+        if (x.time != y.time || x.comment != y.comment || x.bones.size() != y.bones.size()) {
+            return false;
+        }
+        for (std::size_t k = 0; k < x.bones.size(); ++k) {
+            if (x.bones[k].bone != y.bones[k].bone ||
+                !same(x.bones[k].position, y.bones[k].position) ||
+                !same(x.bones[k].rotation, y.bones[k].rotation)) {
+                return false;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < a.vertex_animation.size(); ++i) {
+        const FlexFrame &x = a.vertex_animation[i], &y = b.vertex_animation[i];
+        if (x.time != y.time || x.vertices.size() != y.vertices.size()) return false;
+        for (std::size_t k = 0; k < x.vertices.size(); ++k) {
+            if (x.vertices[k].index != y.vertices[k].index ||
+                !same(x.vertices[k].position, y.vertices[k].position) ||
+                !same(x.vertices[k].normal, y.vertices[k].normal)) {
+                return false;
+            }
+        }
     }
     for (std::size_t i = 0; i < a.triangles.size(); ++i) {
         const Triangle &x = a.triangles[i], &y = b.triangles[i];
@@ -537,13 +577,15 @@ bool same_content(const File& a, const File& b) {
         if (mat(a, x) != mat(b, y)) return false;
         for (int k = 0; k < 3; ++k) {
             const Vertex &u = x.v[k], &v = y.v[k];
-            if (u.parent != v.parent || u.position != v.position || u.normal != v.normal ||
-                u.u != v.u || u.v != v.v || u.has_links != v.has_links ||
-                u.link_count != v.link_count) {
+            if (u.parent != v.parent || !same(u.position, v.position) ||
+                !same(u.normal, v.normal) || !same(u.u, v.u) || !same(u.v, v.v) ||
+                u.has_links != v.has_links || u.link_count != v.link_count) {
                 return false;
             }
             const auto la = a.links_of(u), lb = b.links_of(v);
-            if (!std::equal(la.begin(), la.end(), lb.begin(), lb.end())) return false;
+            for (std::size_t l = 0; l < la.size(); ++l) {
+                if (la[l].bone != lb[l].bone || !same(la[l].weight, lb[l].weight)) return false;
+            }
         }
     }
     return true;
