@@ -521,6 +521,26 @@ smd::Frame frame_of(const std::vector<model::Transform>& bone_local, std::int32_
     return f;
 }
 
+// The inverse transpose of a transform's linear part, for normals.
+model::Affine normal_matrix(const model::Affine& a) {
+    const model::Affine inv = a.inverse();
+    model::Affine n;
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) n.m[r][c] = inv.m[c][r];
+    }
+    return n;
+}
+
+// A normal through `n` (normal_matrix), keeping its length.
+Vec3f transform_normal(const model::Affine& n, const Vec3f& v) {
+    const Vec3f t = n.vector(v);
+    const double in = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+    const double out = std::sqrt(double(t.x) * t.x + double(t.y) * t.y + double(t.z) * t.z);
+    if (out == 0) return v;
+    const double s = in / out;
+    return {static_cast<float>(t.x * s), static_cast<float>(t.y * s), static_cast<float>(t.z * s)};
+}
+
 // One triangle vertex line per flattened triangle corner, in writing order.
 struct Written {
     std::uint32_t mesh = 0;
@@ -534,6 +554,7 @@ void write_triangles(const model::Model& m, const Bones& b, smd::File& f,
     for (std::size_t mi = 0; mi < m.meshes.size(); ++mi) {
         const model::Mesh& mesh = m.meshes[mi];
         const model::Affine& xf = world[mesh.node];
+        const model::Affine nx = normal_matrix(xf);
         const model::Flattened flat = model::flatten(mesh, split);
         const std::int32_t rigid = b.bone_at_or_above(m, mesh.node);
         for (const model::Flattened::Part& part : flat.parts) {
@@ -546,7 +567,8 @@ void write_triangles(const model::Model& m, const Bones& b, smd::File& f,
                     smd::Vertex& v = tri.v[k];
                     const std::uint32_t p = mesh.positions.indices[c];
                     v.position = d3(xf.point(mesh.positions.values[p]));
-                    if (mesh.normals.present()) v.normal = d3(xf.normal(mesh.normals.at(c)));
+                    if (mesh.normals.present())
+                        v.normal = d3(transform_normal(nx, mesh.normals.at(c)));
                     if (!mesh.texcoords.empty() && mesh.texcoords[0].present()) {
                         const Vec2f uv = mesh.texcoords[0].at(c);
                         v.u = uv.x;
@@ -651,13 +673,14 @@ smd::File vta_smd(const model::Model& m, model::QuadSplit split) {
             if (mesh.normals.present()) nd = dn[o.mesh][mesh.normals.indices[o.corner]];
             if (d == Vec3f{} && nd == Vec3f{}) continue;
             const model::Affine& xf = world[mesh.node];
+            const model::Affine nx = normal_matrix(xf);
             const Vec3f bp = mesh.positions.values[p];
             smd::FlexVertex v;
             v.index = static_cast<std::int32_t>(i);
             v.position = d3(xf.point({bp.x + d.x, bp.y + d.y, bp.z + d.z}));
             if (mesh.normals.present()) {
                 const Vec3f bn = mesh.normals.at(o.corner);
-                v.normal = d3(xf.normal({bn.x + nd.x, bn.y + nd.y, bn.z + nd.z}));
+                v.normal = d3(transform_normal(nx, {bn.x + nd.x, bn.y + nd.y, bn.z + nd.z}));
             }
             frame.vertices.push_back(v);
         }

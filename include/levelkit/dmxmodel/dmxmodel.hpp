@@ -250,6 +250,11 @@ private:
     std::vector<std::int32_t> transform_node_;  // per element index
 };
 
+// Model::open as a free function (the reader shape used across the project).
+inline Result<Model> open(const dmx::Document& doc, Diagnostics& warnings) {
+    return Model::open(doc, warnings);
+}
+
 // Figures for `levelkit info`.
 struct Stats {
     std::size_t meshes = 0;
