@@ -328,6 +328,10 @@ void Reader::mesh(const dmxmodel::Mesh& dm, std::size_t index) {
         }
     }
 
+    // Sets that failed to read leave empty slots; trailing ones are dropped.
+    while (!mesh.texcoords.empty() && !mesh.texcoords.back().present()) mesh.texcoords.pop_back();
+    while (!mesh.colors.empty() && !mesh.colors.back().present()) mesh.colors.pop_back();
+
     // Skin: jointCount slots per position value.
     const std::size_t points = mesh.positions.values.size();
     const std::int32_t jc = vd.joint_count;
@@ -763,7 +767,13 @@ Result<dmx::Document> model_to_dmx(const model::Model& m, const dmxmodel::Target
                 }
                 val = std::move(x);
             }
-            b.add_field(id, e.name, std::move(val), to_i32(e.indices));
+            if (!b.add_field(id, e.name, std::move(val), to_i32(e.indices))) {
+                w.add(Diagnostic::warning("convert.dmx-field",
+                                          fmt::format("field '{}' clashes with an attribute of "
+                                                      "the vertex data and is left out",
+                                                      e.name))
+                          .with_path(fmt::format("meshes[{}] '{}'", mi, mesh.name)));
+            }
         }
         if (mesh.skin.influences > 0) {
             std::vector<std::int32_t> joints(mesh.skin.joints.size());

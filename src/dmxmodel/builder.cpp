@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "levelkit/dmxmodel/dmxmodel.hpp"
@@ -15,10 +16,11 @@ std::uint64_t splitmix(std::uint64_t& s) {
     return z ^ (z >> 31);
 }
 
-std::int32_t to_ticks(double seconds) {
-    const double t = std::round(seconds * dmx::Time::kTicksPerSecond);
-    if (!(t >= INT32_MIN && t <= INT32_MAX)) return 0;
-    return static_cast<std::int32_t>(t);
+// Seconds -> ticks, plus an offset in ticks, kept inside int32 (times past it are clamped).
+std::int32_t to_ticks(double seconds, std::int32_t offset = 0) {
+    const double t = std::round(seconds * dmx::Time::kTicksPerSecond) + offset;
+    if (std::isnan(t)) return offset;
+    return static_cast<std::int32_t>(std::clamp(t, double(INT32_MIN), double(INT32_MAX)));
 }
 
 std::vector<ElementRef>& refs_of(dmx::Document& doc, ElementRef owner, std::string_view attr) {
@@ -176,19 +178,23 @@ std::uint32_t Builder::add_mesh(std::uint32_t node, std::string_view name) {
     return static_cast<std::uint32_t>(meshes_.size() - 1);
 }
 
-void Builder::add_field(std::uint32_t mesh, Semantic s, int set, dmx::Value values,
+bool Builder::add_field(std::uint32_t mesh, Semantic s, int set, dmx::Value values,
                         std::vector<std::int32_t> indices) {
-    add_field(mesh, field_name(s, set, target_.format_version), std::move(values),
-              std::move(indices));
+    return add_field(mesh, field_name(s, set, target_.format_version), std::move(values),
+                     std::move(indices));
 }
 
-void Builder::add_field(std::uint32_t mesh, std::string_view name, dmx::Value values,
+bool Builder::add_field(std::uint32_t mesh, std::string_view name, dmx::Value values,
                         std::vector<std::int32_t> indices) {
-    if (mesh >= meshes_.size()) return;
+    if (mesh >= meshes_.size() || name.empty()) return false;
     dmx::Element& vd = doc_[meshes_[mesh].vertex_data];
+    // A field's two attributes must not land on one that is already there.
+    const std::string index_name = std::string(name) + "Indices";
+    if (vd.has(name) || vd.has(index_name) || name == "name" || index_name == "name") return false;
     vd.find("vertexFormat")->value.get<std::vector<std::string>>().emplace_back(name);
     vd.set(name, std::move(values));
-    vd.set(std::string(name) + "Indices", std::move(indices));
+    vd.set(index_name, std::move(indices));
+    return true;
 }
 
 void Builder::set_skin(std::uint32_t mesh, std::int32_t joint_count, std::vector<float> weights,
@@ -305,10 +311,14 @@ std::uint32_t Builder::add_clip(std::string_view name, double frame_rate, double
     }
     doc_[tf].set("scale", 1.0f);
     doc_[clip].set("timeFrame", tf);
-    if (uses_float_frame_rate(v)) {
+    // Source 1 stores an int; a rate that is not a whole number stays a float rather than
+    // change the animation's timing (the datamodel converts it on load).
+    const bool whole =
+        frame_rate >= 1 && frame_rate <= 100000 && std::floor(frame_rate) == frame_rate;
+    if (uses_float_frame_rate(v) || !whole) {
         doc_[clip].set("frameRate", static_cast<float>(frame_rate));
     } else {
-        doc_[clip].set("frameRate", static_cast<std::int32_t>(std::lround(frame_rate)));
+        doc_[clip].set("frameRate", static_cast<std::int32_t>(frame_rate));
     }
     doc_[clip].set("channels", std::vector<ElementRef>{});
     append(animation_list_, "animations", clip);
@@ -325,12 +335,12 @@ ElementRef Builder::log_layer(std::string_view log_type, std::string_view name,
     if (uses_time_arrays(target_.format_version)) {
         std::vector<dmx::Time> t;
         t.reserve(times.size());
-        for (double x : times) t.push_back({to_ticks(x) + start});
+        for (double x : times) t.push_back({to_ticks(x, start)});
         doc_[layer].set("times", std::move(t));
     } else {
         std::vector<std::int32_t> t;
         t.reserve(times.size());
-        for (double x : times) t.push_back(to_ticks(x) + start);
+        for (double x : times) t.push_back(to_ticks(x, start));
         doc_[layer].set("times", std::move(t));
     }
     doc_[layer].set("values", std::move(values));

@@ -53,6 +53,14 @@ std::vector<Field> read_fields(const dmx::Element& e, const std::string& path, D
     out.reserve(format.size());
     std::string key;
     for (const std::string& name : format) {
+        bool again = false;
+        for (const Field& seen : out) again = again || seen.name == name;
+        if (again) {
+            w.add(warn("dmxmodel.repeated-field",
+                       fmt::format("vertexFormat lists '{}' twice; the first is read", name),
+                       path));
+            continue;
+        }
         Field f;
         f.name = name;
         f.id = parse_field_name(name);
@@ -330,7 +338,6 @@ Result<Model> Model::open(const dmx::Document& doc, Diagnostics& w) {
         const Node& node = m.nodes[ni];
         const dmx::Element* shape = doc.get(node.shape);
         if (!shape) continue;
-        const std::string path = m.node_path(static_cast<std::uint32_t>(ni));
         if (shape->type == "DmeAttachment") {
             Attachment a;
             a.node = static_cast<std::uint32_t>(ni);
@@ -398,7 +405,6 @@ Result<Model> Model::open(const dmx::Document& doc, Diagnostics& w) {
             delta.corrected = d.get_or<bool>("corrected", false);
             mesh.deltas.push_back(std::move(delta));
         }
-        (void)path;
         m.meshes.push_back(std::move(mesh));
     }
 

@@ -359,11 +359,12 @@ public:
 
     // A DmeMesh as the shape of dag node `node`; returns the mesh index.
     std::uint32_t add_mesh(std::uint32_t node, std::string_view name);
-    // A vertex field named for the target; `values` is an array value.
-    void add_field(std::uint32_t mesh, Semantic s, int set, dmx::Value values,
+    // A vertex field named for the target; `values` is an array value. False (nothing added)
+    // when the vertex data already has an attribute of that name or of its index array.
+    bool add_field(std::uint32_t mesh, Semantic s, int set, dmx::Value values,
                    std::vector<std::int32_t> indices);
     // A vertex field kept by its own name (Source 2 paint layers, cloth maps).
-    void add_field(std::uint32_t mesh, std::string_view name, dmx::Value values,
+    bool add_field(std::uint32_t mesh, std::string_view name, dmx::Value values,
                    std::vector<std::int32_t> indices);
     // Weights and joint indices (file joint space), joint_count per position value.
     void set_skin(std::uint32_t mesh, std::int32_t joint_count, std::vector<float> weights,
