@@ -1,6 +1,7 @@
 // DMX models: any DMX that reads is opened as a model, validated, measured and converted to the
 // neutral model, which must be consistent; that model written at the Source 1 and Source 2
-// targets must read back to an equal model, and convert on to SMD.
+// targets, and the document converted to them in place, must read back to an equal model; the
+// model converts on to SMD.
 #include <cstdint>
 #include <cstdlib>
 
@@ -34,6 +35,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!m2) std::abort();
         // A childless joint "root"/"blender_implicit" at identity that the rewrite puts first in
         // the joint list reads back as the model's own bone (the documented BST convention).
+        if (m->root_bone == m2->root_bone && lk::model::compare(*m, *m2)) std::abort();
+    }
+    // In-place conversion keeps what it does not convert; it must read back to the same model.
+    for (const auto& target : {lk::dmxmodel::Target::source1(), lk::dmxmodel::Target::source2()}) {
+        lk::dmx::Document copy = doc->clone();
+        if (!lk::dmxmodel::retarget(copy, target, w)) continue;
+        auto bytes = lk::dmx::write(copy);
+        if (!bytes) continue;
+        auto back = lk::dmx::read(*bytes);
+        if (!back) std::abort();
+        auto m2 = lk::convert::dmx_to_model(*back, w);
+        if (!m2) std::abort();
         if (m->root_bone == m2->root_bone && lk::model::compare(*m, *m2)) std::abort();
     }
     (void)lk::convert::model_to_smd(*m, w);

@@ -117,6 +117,36 @@ TEST(DmxModelBuilder, WritesEveryTargetEncoding) {
     }
 }
 
+TEST(DmxModelRetarget, ConvertsVersionPartsInPlace) {
+    dmx::Document doc = build(Target::source2());
+    // Something no converter knows about stays.
+    doc[doc.root].set("levelkitNote", "kept");
+    Diagnostics w;
+    auto before = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(before.ok());
+    ASSERT_TRUE(retarget(doc, Target::source1_legacy(), w).ok());
+    EXPECT_EQ(doc.header.format_version, 1);
+    EXPECT_EQ(doc.header.encoding_version, 2);
+    EXPECT_EQ(*doc[doc.root].get<std::string>("levelkitNote"), "kept");
+    auto m = Model::open(doc, w);
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m->joint_space, JointSpace::joint_transforms);
+    EXPECT_FALSE(m->model_is_joint0);
+    EXPECT_EQ(m->nodes[1].name, "blender_implicit");  // stands in for the model as joint 0
+    EXPECT_EQ(m->meshes[0].bind.find(Semantic::position)->name, "positions");
+    EXPECT_TRUE(m->clips[0].channels[0].times->holds<std::vector<std::int32_t>>());
+    auto bytes = dmx::write(doc);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().to_string();
+    auto after = convert::dmx_to_model(*dmx::read(*bytes), w);
+    ASSERT_TRUE(after.ok());
+    EXPECT_FALSE(model::compare(*before, *after).has_value()) << *model::compare(*before, *after);
+    // And back to Source 2.
+    ASSERT_TRUE(retarget(doc, Target::source2(), w).ok());
+    auto again = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(again.ok());
+    EXPECT_FALSE(model::compare(*before, *again).has_value());
+}
+
 TEST(DmxModelValidate, ReportsProblemsWithPaths) {
     dmx::Document doc = build(Target::source2());
     Diagnostics w;

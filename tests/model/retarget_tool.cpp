@@ -1,6 +1,7 @@
 // Test helper for the dmxinfo oracle: converts every DMX model given to the neutral model and
 // writes it back as binary 5 / model 18, binary 9 / model 22 and binary 2 / model 1 into OUT_DIR
-// (<stem>.b5m18.dmx ...). Prints one line per written file; exit 1 if any conversion failed.
+// (<stem>.b5m18.dmx ...), and converted in place by dmxmodel::retarget (<stem>.inplace.b5m18.dmx).
+// Prints one line per written file; exit 1 if any conversion failed.
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -50,6 +51,17 @@ int main(int argc, char** argv) {
                 continue;
             }
             std::printf("wrote %s\n", path.filename().c_str());
+            // The same target by converting the original document in place.
+            lk::dmx::Document copy = doc->clone();
+            auto r = lk::dmxmodel::retarget(copy, target, w);
+            auto in_place = r ? lk::dmx::write(copy) : lk::Result<lk::Bytes>(r.error());
+            const auto path2 = out_dir / (stem + ".inplace." + tag + ".dmx");
+            if (!in_place || !lk::write_file_atomic(path2, *in_place)) {
+                std::printf("failed %s -> in place %s\n", in.filename().c_str(), tag);
+                ++failed;
+                continue;
+            }
+            std::printf("wrote %s\n", path2.filename().c_str());
         }
     }
     return failed ? 1 : 0;

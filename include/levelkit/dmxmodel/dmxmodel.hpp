@@ -311,6 +311,14 @@ struct Target {
     bool is_source2() const { return format_version >= 22; }
 };
 
+// Converts a model document in place to `target`: vertex field names, jointList /
+// jointTransforms, the model as joint 0 (Source 1 gets a root DmeJoint "blender_implicit" in its
+// slot, so skin indices stay), DmeTimeFrame and log times (Time or int ticks), frameRate (float
+// from 22, int below when whole), axisSystem / upAxis, corrective names' separator, then the
+// header and encoding (dmx::convert, integers coerced, a prefix demoted). Every other element and
+// attribute stays as it was. The document reads back to the same neutral model.
+Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& warnings);
+
 struct DeltaField {
     Semantic semantic = Semantic::position;
     dmx::Value values;  // vector3 array (position, normal) or float array (wrinkle, speed)
