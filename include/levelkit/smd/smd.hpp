@@ -14,8 +14,8 @@
 // the spelling of numbers follow the writer's options. `// ...` lines before `version` are kept.
 // A `# text` after `time N` (Blender Source Tools names VTA shape keys so) is kept with the frame.
 //
-// Errors carry line:column; what studiomdl tolerates (a missing `end` at the end of the file,
-// vertex lines with extra columns) is a warning.
+// Errors carry line:column (a block without `end`, a short line, a number that is not one); what
+// can be read past (an unknown block, text after a line's values) is a warning.
 #pragma once
 
 #include <cstdint>
