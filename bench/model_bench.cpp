@@ -129,9 +129,9 @@ int main(int argc, char** argv) {
     register_dmx("binary", inputs.binary);
     register_dmx("kv2", inputs.kv2);
     if (!inputs.smd.bytes.empty()) {
-        const Input& in = inputs.smd;
-        const std::string name = in.path.filename().string();
-        benchmark::RegisterBenchmark(("smd_read/" + name).c_str(), [&in](benchmark::State& state) {
+        const std::string name = inputs.smd.path.filename().string();
+        benchmark::RegisterBenchmark(("smd_read/" + name).c_str(), [](benchmark::State& state) {
+            const Input& in = inputs.smd;
             for (auto _ : state) {
                 lk::Diagnostics w;
                 auto f = lk::smd::read(lk::as_text(in.bytes), w);
@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
             }
             finish(state, in.bytes.size());
         })->Unit(benchmark::kMillisecond);
-        benchmark::RegisterBenchmark(("smd_write/" + name).c_str(), [&in](benchmark::State& state) {
+        benchmark::RegisterBenchmark(("smd_write/" + name).c_str(), [](benchmark::State& state) {
+            const Input& in = inputs.smd;
             lk::Diagnostics w;
             auto f = lk::smd::read(lk::as_text(in.bytes), w);
             for (auto _ : state) {
