@@ -590,6 +590,12 @@ void write_triangles(const model::Model& m, const Bones& b, smd::File& f,
                         f.links.push_back({rigid, 1.0});
                     }
                     v.link_count = static_cast<std::uint32_t>(f.links.size()) - v.first_link;
+                    // Wholly on bone 0, the parent column says it all (what BST writes).
+                    if (v.link_count == 1 && f.links.back().bone == 0 &&
+                        f.links.back().weight == 1.0) {
+                        f.links.pop_back();
+                        v.link_count = 0;
+                    }
                     if (order) order->push_back({static_cast<std::uint32_t>(mi), c});
                 }
                 f.triangles.push_back(tri);
