@@ -21,7 +21,11 @@
 //
 // `Builder` writes a new model document at a chosen target (Source 1 binary 2 / model 1 or
 // binary 5 / model 18, Source 2 binary 9 / model 22) and writes the version-dependent parts the
-// way that target's tools expect them.
+// way that target's tools expect them; `retarget` converts an existing document in place.
+//
+// Lifetimes: the view's string_views into element names die when the document's element vector
+// grows (adding elements) or a name changes; views into attribute values survive adding
+// elements. Open the model again after structural edits.
 #pragma once
 
 #include <cstdint>
