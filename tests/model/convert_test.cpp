@@ -1,0 +1,144 @@
+// SMD/VTA <-> neutral model <-> DMX on small hand-written files.
+#include <gtest/gtest.h>
+
+#include "levelkit/convert/dmxmodel_model.hpp"
+#include "levelkit/convert/smd_model.hpp"
+#include "levelkit/dmx/io.hpp"
+
+namespace lk::convert {
+namespace {
+
+// Two triangles sharing an edge; the shared corners are weighted alike, so they weld.
+constexpr const char* kRef = R"(version 1
+nodes
+0 "blender_implicit" -1
+1 "Bone" -1
+end
+skeleton
+time 0
+0  0 0 0  0 0 0
+1  0.000000 0.000000 1.000000  0.000000 0.000000 0.000000
+end
+triangles
+skin
+0  0 0 0  0 0 1  0 0 1 1 1.000000
+0  1 0 0  0 0 1  1 0 2 1 0.500000 0 0.500000
+0  1 1 0  0 0 1  1 1 1 1 1.000000
+skin
+0  0 0 0  0 0 1  0 0 1 1 1.000000
+0  1 1 0  0 0 1  1 1 1 1 1.000000
+0  0 1 0  0 0 1  0 1 0
+end
+)";
+
+constexpr const char* kVta = R"(version 1
+nodes
+0 "blender_implicit" -1
+1 "Bone" -1
+end
+skeleton
+time 0
+time 1 # Raise
+end
+vertexanimation
+time 0
+0 0 0 0 0 0 1
+1 1 0 0 0 0 1
+2 1 1 0 0 0 1
+3 0 0 0 0 0 1
+4 1 1 0 0 0 1
+5 0 1 0 0 0 1
+time 1
+2 1 1 0.5 0 0 1
+4 1 1 0.5 0 0 1
+end
+)";
+
+TEST(SmdModel, ReferenceAndVtaBecomeAModelWithAShape) {
+    Diagnostics w;
+    auto ref = smd::read(kRef, w);
+    auto vta = smd::read(kVta, w);
+    ASSERT_TRUE(ref.ok() && vta.ok());
+    SmdToModelOptions opt;
+    opt.name = "Quad";
+    auto m = smd_to_model(*ref, &*vta, w, opt);
+    ASSERT_TRUE(m.ok()) << m.error().to_string();
+    EXPECT_TRUE(model::check(*m).empty());
+    EXPECT_TRUE(m->root_bone);  // bone 0 is BST's implicit root
+    EXPECT_EQ(m->name(), "blender_implicit");
+    ASSERT_EQ(m->nodes.size(), 3u);  // model, Bone, the mesh's dag
+    EXPECT_EQ(m->nodes[1].name, "Bone");
+    EXPECT_EQ(m->nodes[1].bind.translation.z, 1.0f);
+    ASSERT_EQ(m->meshes.size(), 1u);
+    const model::Mesh& mesh = m->meshes[0];
+    EXPECT_EQ(mesh.corner_count(), 6u);
+    EXPECT_EQ(mesh.point_count(), 4u);  // (0,0,0) and (1,1,0) are shared
+    EXPECT_EQ(mesh.skin.influences, 2u);
+    ASSERT_EQ(mesh.shapes.size(), 1u);
+    EXPECT_EQ(mesh.shapes[0].name, "Raise");
+    ASSERT_EQ(mesh.shapes[0].positions.indices.size(), 1u);  // one point moved
+    EXPECT_EQ(mesh.shapes[0].positions.values[0].z, 0.5f);
+    ASSERT_EQ(m->flex.controllers.size(), 1u);
+
+    // Back to SMD: the same content; and a VTA with the same frames.
+    ModelToSmdOptions so;
+    so.base_name = "Quad";
+    auto outs = model_to_smd(*m, w, so);
+    ASSERT_TRUE(outs.ok());
+    ASSERT_EQ(outs->size(), 2u);
+    EXPECT_EQ((*outs)[0].file_name, "Quad.smd");
+    EXPECT_EQ((*outs)[1].file_name, "Quad.vta");
+    EXPECT_TRUE(smd::same_content(*ref, (*outs)[0].file)) << smd::write((*outs)[0].file);
+    const smd::File& v = (*outs)[1].file;
+    ASSERT_EQ(v.vertex_animation.size(), 2u);
+    EXPECT_EQ(v.skeleton[1].comment, "Raise");
+    EXPECT_EQ(v.vertex_animation[1].vertices, vta->vertex_animation[1].vertices);
+}
+
+TEST(SmdModel, ThroughDmxKeepsShapesAndWeights) {
+    Diagnostics w;
+    auto ref = smd::read(kRef, w);
+    auto vta = smd::read(kVta, w);
+    auto m = smd_to_model(*ref, &*vta, w);
+    ASSERT_TRUE(m.ok());
+    for (const auto& target : {dmxmodel::Target::source1_legacy(), dmxmodel::Target::source1(),
+                               dmxmodel::Target::source2()}) {
+        SCOPED_TRACE(target.format_version);
+        auto doc = model_to_dmx(*m, target, w);
+        ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+        auto bytes = dmx::write(*doc);
+        ASSERT_TRUE(bytes.ok());
+        auto back = dmx_to_model(*dmx::read(*bytes), w);
+        ASSERT_TRUE(back.ok());
+        EXPECT_FALSE(model::compare(*m, *back).has_value()) << *model::compare(*m, *back);
+    }
+}
+
+TEST(SmdModel, AnimationsAreNamedAsBlenderSourceToolsNamesThem) {
+    model::Model m = model::Model::with_root("Armature");
+    m.root_bone = true;
+    m.nodes.push_back({"Bone", 0, model::NodeKind::joint});
+    model::Clip c;
+    c.name = "walk/run:fast";
+    c.frame_rate = 24;
+    c.duration = 2.0 / 24;
+    model::NodeTrack t;
+    t.node = 1;
+    t.translation.times = {0, 2.0 / 24};
+    t.translation.values = {{0, 0, 0}, {2, 0, 0}};
+    c.tracks.push_back(t);
+    m.clips.push_back(c);
+    Diagnostics w;
+    auto outs = model_to_smd(m, w);
+    ASSERT_TRUE(outs.ok());
+    ASSERT_EQ(outs->size(), 1u);  // no meshes: no reference SMD
+    EXPECT_EQ((*outs)[0].file_name, "anims/walk_run_fast.smd");
+    const smd::File& f = (*outs)[0].file;
+    ASSERT_EQ(f.nodes.size(), 2u);
+    EXPECT_EQ(f.nodes[0].name, "blender_implicit");
+    ASSERT_EQ(f.skeleton.size(), 3u);
+    EXPECT_NEAR(f.skeleton[1].bones[1].position.x, 1.0, 1e-6);  // linear between keys
+}
+
+}  // namespace
+}  // namespace lk::convert
