@@ -536,8 +536,10 @@ private:
                 e.angles = vec3f(p, 16);
                 e.scale = vec3f(p, 28);
                 e.name = fixed_string(p, 40, 20);
-                e.file = fixed_string(p, 60, 13);
-                e.action = fixed_string(p, 73, 20);
+                // The compiler copies file names longer than the 13-byte field on into the
+                // action field (corpus: "lotter_dummy.mdl"); the action is then lost.
+                e.file = fixed_string(p, 60, 33);
+                if (e.file.size() < 13) e.action = fixed_string(p, 73, 20);
                 e.skills.resize(8);
                 for (std::size_t k = 0; k < 8; ++k) e.skills[k] = le<float>(p, 93 + 4 * k);
                 e.ambient = le<float>(p, 125);

@@ -163,7 +163,8 @@ struct Light {
     std::uint32_t flags = 0;  // bit 0 high resolution, 1 dynamic, 2 static, 3 cast
 };
 
-// Types 7 (entity) and 3 (old entity: shorter strings, 8 skills, no albedo/strings).
+// Types 7 (entity) and 3 (old entity: 8 skills, no albedo/strings; a file name longer than its
+// 13-byte field runs on over the 20-byte action field, whose action is then lost).
 struct Entity {
     bool old_layout = false;
     Vec3f origin, angles, scale{1, 1, 1};
