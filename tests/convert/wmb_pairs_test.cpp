@@ -1,6 +1,12 @@
 // Corpus: WMB levels next to the WMP they were compiled from (same stem, same repository).
 // The WMB conversion must hold every WMP entity (same place within 0.01 quants, same file) and
 // polygons that cover the WMP's visible block faces (area per texture within 1%).
+//
+// "Visible" follows what the map compiler does (worked out from the pairs): blocks with block
+// flag bit 2 and faces of surface type "none" are not drawn; BSP levels (WMB1..6, and WMB7
+// files with BSP nodes) lose the parts of faces inside solid blocks (water hides water, sky
+// hides sky) and, when sealed, the faces looking into the void; faces compiled for both sides
+// (water, sky) count once.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -58,6 +64,10 @@ TEST(WmbPairs, EntitiesAndFacesMatchTheSourceLevel) {
     std::printf("  pairs %d, all matching %d; entities %zu/%zu\n", pairs, pairs_ok, ents_found,
                 ents_total);
     EXPECT_GT(pairs, 0);
+    // A ratchet on today's figures (63 pairs: 56 match fully; the others differ in content
+    // or in compiler rules the comparison does not model, see the printed lines).
+    EXPECT_GE(pairs_ok, 56);
+    EXPECT_GE(ents_found, 3583u);
 }
 
 }  // namespace

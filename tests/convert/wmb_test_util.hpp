@@ -41,6 +41,24 @@ inline std::vector<std::string_view> split_sides(std::string_view c) {
     return out;
 }
 
+// Gamestudio surface flags per side/face index from a wmp_scene/wmb_scene editor comment.
+inline std::map<std::size_t, unsigned long> surface_flags(std::string_view comments) {
+    std::map<std::size_t, unsigned long> out;
+    for (std::string_view part : split_sides(comments)) {
+        if (!part.starts_with("side ") && !part.starts_with("face ")) continue;
+        const auto at = part.find("flags=0x");
+        if (at == std::string_view::npos) continue;
+        out[std::stoul(std::string(part.substr(5)))] =
+            std::stoul(std::string(part.substr(at + 8)), nullptr, 16);
+    }
+    return out;
+}
+
+// Surface type "none" (low nibble 11): not drawn.
+inline bool invisible_surface(unsigned long flags) {
+    return (flags & 0xf) == 0xb;
+}
+
 inline std::string vec_text(const Vec3& v) {
     return fmt::format("{} {} {}", v.x, v.y, v.z);
 }
@@ -196,16 +214,27 @@ inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bo
         Aabb box;
     };
     std::vector<Solid> solids;
-    std::vector<int> contents;  // 0 solid, 1 water, 2 passable, 3 sky
+    std::vector<int> contents;  // 0 solid, 1 water, 2 passable, 3 sky, 4 not compiled
     BrushPolygons polys;
     for (const scene::Brush& b : s.world.brushes) {
         // Gamestudio face flags from wmp_scene's comments ("side <n> flags=0x49 ..."): low
         // nibble 9 is water, bit 6 passable.
         int cont = 0;
         for (std::string_view part : split_sides(b.editor.comments)) {
+            // Block flag bit 2 keeps a block out of the compiled level (all 20 such blocks of
+            // the corpus pairs are missing from their WMBs).
+            if (part.starts_with("wmp block=")) {
+                const auto at = part.find("flags=0x");
+                if (at != std::string_view::npos &&
+                    (std::stoul(std::string(part.substr(at + 8)), nullptr, 16) & 4)) {
+                    cont = 4;
+                }
+                continue;
+            }
             const auto at = part.find("flags=0x");
             if (!part.starts_with("side ") || at == std::string_view::npos) continue;
             const auto flags = std::stoul(std::string(part.substr(at + 8)), nullptr, 16);
+            if (cont == 4) continue;
             if ((flags & 0xf) == 9) cont = std::max(cont, 1);
             if ((flags & 0xf) == 5) cont = std::max(cont, 3);
             if (flags & 0x40) cont = std::max(cont, 2);
@@ -263,7 +292,12 @@ inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bo
     std::vector<Winding> parts, next;
     for (std::size_t i = 0; i < solids.size(); ++i) {
         const scene::Brush& b = s.world.brushes[i];
+        if (contents[i] == 4) continue;
+        const auto sflags = surface_flags(b.editor.comments);
         for (std::size_t k = 0; k < solids[i].faces.size(); ++k) {
+            if (auto it = sflags.find(k); it != sflags.end() && invisible_surface(it->second)) {
+                continue;
+            }
             parts.assign(1, solids[i].faces[k]);
             if (parts[0].size() < 3) continue;
             Aabb fb;
@@ -293,7 +327,12 @@ inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bo
         std::vector<Vec3> poly;
         // Faces compiled for both sides (water and sky surfaces) count once.
         std::set<std::pair<std::uint32_t, std::vector<std::array<long long, 3>>>> seen;
-        for (const auto& f : m.faces) {
+        const auto sflags = surface_flags(m.editor.comments);
+        for (std::size_t fi = 0; fi < m.faces.size(); ++fi) {
+            const auto& f = m.faces[fi];
+            if (auto it = sflags.find(fi); it != sflags.end() && invisible_surface(it->second)) {
+                continue;
+            }
             std::vector<std::array<long long, 3>> key;
             for (std::uint32_t k = 0; k < f.count; ++k) {
                 const Vec3& p = m.positions[m.face_vertices[f.first + k]];
