@@ -3,6 +3,7 @@
 // how the blocks were rebuilt.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -96,6 +97,45 @@ TEST(WmbToWmp, EveryCorpusWmbBecomesAValidLevelAndVmf) {
             v, t.ok, t.files, t.solid, t.capped, t.thin, t.merged, t.split, t.dropped, t.entities,
             t.ents_found, t.ents_total, t.solids, t.invalid_brushes, t.not_brushes);
     }
+}
+
+// Brushes of any scene become blocks: the 12 smallest corpus VMFs go VMF -> scene -> WMP, read
+// back as valid levels with one block per valid brush, and turn into brushes again.
+TEST(SceneToWmp, VmfBrushesBecomeBlocks) {
+    LK_REQUIRE_CORPUS();
+    auto files = test::corpus_files("vmf", {".vmf"});
+    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+    });
+    if (files.size() > 12) files.resize(12);
+    std::size_t brushes = 0, blocks = 0, back_brushes = 0, skipped = 0;
+    for (const auto& p : files) {
+        auto doc = vmf::Document::read(Blob::map_file(p).value());
+        ASSERT_TRUE(doc.ok()) << p;
+        Diagnostics d;
+        const scene::Scene s = vmf_to_scene(doc->map(), d);
+        SceneToWmpReport rep;
+        auto lv = scene_to_wmp(s, d, {}, &rep);
+        ASSERT_TRUE(lv.ok()) << p.filename();
+        const scene::Counts c = scene::count(s);
+        EXPECT_EQ(rep.brush_blocks + rep.invalid_brushes, c.brushes) << p.filename();
+        auto back = wmp::read(Blob::copy_of(wmp::write_text(*lv).value()));
+        ASSERT_TRUE(back.ok()) << p.filename() << ": " << back.error().to_string();
+        Diagnostics checks;
+        wmp::validate(back->level, checks);
+        EXPECT_EQ(checks.count(Severity::error), 0u) << p.filename();
+        WmpToSceneReport wr;
+        ASSERT_TRUE(wmp_to_scene(back->level, d, {}, &wr).ok());
+        EXPECT_TRUE(wr.rejected.empty()) << p.filename();
+        brushes += c.brushes;
+        blocks += rep.brush_blocks;
+        back_brushes += wr.brushes;
+        skipped += rep.skipped_entities.size();
+    }
+    std::printf(
+        "  %zu VMFs: %zu brushes -> %zu blocks -> %zu brushes; %zu point entities "
+        "without a WMP form\n",
+        files.size(), brushes, blocks, back_brushes, skipped);
 }
 
 }  // namespace
