@@ -111,6 +111,9 @@ Vec3 newell_cw(const std::vector<Vec3>& w) {
 // Removes repeated and collinear corners; false if fewer than 3 remain or the face has no area.
 bool clean(Poly& p) {
     std::vector<Vec3>& w = p.pts;
+    for (const Vec3& v : w) {
+        if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) return false;
+    }
     for (bool changed = true; changed && w.size() >= 3;) {
         changed = false;
         for (std::size_t i = 0; i < w.size() && w.size() >= 3; ++i) {
@@ -161,6 +164,7 @@ std::pair<Vec3, Vec3> plane_basis(const Vec3& n) {
 
 // Convex hull of coplanar points (plane normal n), wound clockwise seen from the normal's side.
 std::vector<Vec3> hull(const std::vector<Vec3>& pts, const Vec3& n) {
+    if (pts.size() < 3) return pts;
     const auto [e1, e2] = plane_basis(n);
     struct P {
         double x, y;

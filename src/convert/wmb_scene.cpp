@@ -276,12 +276,18 @@ private:
         std::unordered_map<std::uint64_t, std::size_t> group_of;
         for (std::uint32_t t = 0; t < b.triangles.size(); ++t) {
             const wmb::Triangle& tr = b.triangles[t];
+            auto finite = [&](std::uint16_t vi) {
+                const wmb::Vec3f& p = b.vertices[vi].position;
+                return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+            };
             if (tr.skin >= b.skins.size() || tr.v[0] >= b.vertices.size() ||
-                tr.v[1] >= b.vertices.size() || tr.v[2] >= b.vertices.size()) {
+                tr.v[1] >= b.vertices.size() || tr.v[2] >= b.vertices.size() || !finite(tr.v[0]) ||
+                !finite(tr.v[1]) || !finite(tr.v[2])) {
                 ++report_.dropped_faces;
                 diags_.add(Diagnostic::warning("convert.bad-face",
                                                fmt::format("triangle {} of block {} refers to a "
-                                                           "missing vertex or skin; dropped",
+                                                           "missing vertex or skin, or has no "
+                                                           "place; dropped",
                                                            t, bi))
                                .with_path(wmb::list_path(17) + "/block[" + std::to_string(bi) +
                                           "]/triangle[" + std::to_string(t) + "]"));

@@ -54,7 +54,11 @@ Result<Image> texture_image(const Views& views, std::size_t index, Diagnostics* 
     img.channels = t.format == PixelFormat::rgba8888 ? 4 : 3;
     const std::size_t n = std::size_t{t.width} * t.height;
     const std::byte* p = t.mips[0].data();
-    if (t.mips[0].size() < n) {
+    const std::size_t bpp = t.format == PixelFormat::pal8     ? 1
+                            : t.format == PixelFormat::rgb565 ? 2
+                            : t.format == PixelFormat::rgb888 ? 3
+                                                              : 4;
+    if (t.mips[0].size() < n * bpp) {
         return Diagnostic::error("wmb.bad-texture", "texture pixels are missing").with_path(path);
     }
     img.pixels.resize(n * img.channels);
