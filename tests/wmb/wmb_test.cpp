@@ -179,6 +179,34 @@ TEST(Wmb, BadInputIsLocated) {
     EXPECT_EQ(w3.items()[0].path, "list[15]/object[5]");
 }
 
+TEST(Wmb, CountsAndValidation) {
+    File f = must_read(test::wmb7_fixture());
+    const Counts c = count(f);
+    EXPECT_EQ(c.blocks, 1u);
+    EXPECT_EQ(c.triangles, 12u);
+    EXPECT_EQ(c.block_faces, 6u);
+    EXPECT_EQ(c.entities, 1u);
+    EXPECT_EQ(c.paths, 1u);
+    Diagnostics ok;
+    validate(f, ok);
+    EXPECT_TRUE(ok.empty()) << (ok.empty() ? "" : ok.items()[0].to_string());
+
+    f.views.blocks[0].triangles[4].v[1] = 99;
+    f.views.blocks[0].skins[0].material = 7;
+    Diagnostics bad;
+    validate(f, bad);
+    ASSERT_EQ(bad.count(Severity::error), 2u);
+    EXPECT_EQ(bad.items()[0].path, "list[17]/block[0]/triangle[4]");
+    EXPECT_EQ(bad.items()[1].path, "list[17]/block[0]/skin[0]");
+
+    File g = must_read(test::wmb4_fixture());
+    g.views.faces[2].material = 3;
+    g.views.edges[5].v0 = 100;
+    Diagnostics bad4;
+    validate(g, bad4);
+    EXPECT_EQ(bad4.count(Severity::error), 3u);  // the edge, the face using it, the surface
+}
+
 }  // namespace
 }  // namespace lk::wmb
 

@@ -124,4 +124,19 @@ Result<Views> decode(const File& file, Diagnostics& warnings, bool strict = fals
 // Serialises `file` (see the header comment for layout). Fails if the file would exceed 4 GiB.
 Result<Bytes> write(const File& file);
 
+// Figures for reports (`info`): compiled faces (WMB1..6) or block triangles and faces
+// (WMB7), objects by kind, textures and lightmap pages.
+struct Counts {
+    std::size_t lists = 0, faces = 0, blocks = 0, triangles = 0, block_faces = 0;
+    std::size_t entities = 0, positions = 0, lights = 0, sounds = 0, paths = 0, regions = 0;
+    std::size_t textures = 0, lightmaps = 0, terrain_lightmaps = 0, materials = 0;
+};
+Counts count(const File& file);
+
+// Semantic checks of the views: references between lists out of range (face edges and
+// surfaces, edge vertices, triangle vertices and skins, skin textures and materials, material
+// textures, BSP node/leaf references, entity path indices), lists that did not decode. Errors
+// name the list and record (`list[17]/block[2]/triangle[40]`) and the byte offset.
+void validate(const File& file, Diagnostics& out);
+
 }  // namespace lk::wmb
