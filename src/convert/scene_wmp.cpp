@@ -196,7 +196,8 @@ std::vector<Vec3> hull(const std::vector<Vec3>& pts, const Vec3& n) {
 
 // Triangles of a simple polygon (ear clipping in the face plane).
 std::vector<std::array<std::size_t, 3>> triangulate(const Poly& p) {
-    const auto [e1, e2] = plane_basis(p.normal);
+    const auto basis = plane_basis(p.normal);
+    const Vec3 e1 = basis.first, e2 = basis.second;
     std::vector<std::size_t> idx(p.pts.size());
     std::iota(idx.begin(), idx.end(), std::size_t{0});
     auto xy = [&](std::size_t i) { return std::pair{dot(p.pts[i], e1), dot(p.pts[i], e2)}; };
