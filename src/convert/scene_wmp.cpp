@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/wmp/resolve.hpp"
 #include "levelkit/wmp/wmp.hpp"
@@ -346,7 +347,41 @@ private:
     // --- blocks ---------------------------------------------------------------------------
 
     // A block from polygons in quants (WED winding), placed at its rounded centre.
+    void emit_brush(const std::vector<Poly>& faces, const BlockMeta& meta) {
+        scene::Brush b;
+        std::string c = fmt::format("wmp block={} flags=0x{:x}", brush_sink_->size(), meta.flags);
+        if (meta.function) c += " function=" + *meta.function;
+        for (const Poly& p : faces) {
+            std::vector<Vec3> w;
+            for (const Vec3& v : p.pts) w.push_back(v * k_);
+            scene::BrushSide sd;
+            sd.plane = Plane{p.normal, p.dist * k_};
+            if (auto pts = plane_points_on_face(w)) {
+                sd.points = *pts;
+                if (auto pl = Plane::from_points((*pts)[0], (*pts)[1], (*pts)[2])) sd.plane = *pl;
+            }
+            sd.material = p.material.empty() ? "#default" : p.material;
+            sd.u = p.u;
+            sd.v = p.v;
+            if (length(sd.u.axis) < 0.5 || length(sd.v.axis) < 0.5) {
+                auto [a, bx] = wmp::default_texture_axes(p.normal);
+                sd.u = {a.axis, 0, k_};
+                sd.v = {bx.axis, 0, k_};
+            }
+            const Surface& f = p.surface;
+            if (f.flags != 0 || f.ambient != 0 || f.albedo != 50 || f.material) {
+                c += fmt::format("; side {} flags=0x{:x} ambient={} albedo={}", b.sides.size(),
+                                 f.flags, format_fixed(f.ambient, 6), format_fixed(f.albedo, 6));
+                if (f.material) c += " material=" + *f.material;
+            }
+            b.sides.push_back(std::move(sd));
+        }
+        b.editor.comments = std::move(c);
+        brush_sink_->push_back(std::move(b));
+    }
+
     void emit_block(const std::vector<Poly>& faces, const BlockMeta& meta) {
+        if (brush_sink_) return emit_brush(faces, meta);
         wmp::Block b;
         Aabb box;
         for (const Poly& p : faces) {
@@ -957,6 +992,12 @@ private:
     SceneToWmpReport& report_;
     wmp::Level lv_;
     BrushPolygons polys_;
+    std::vector<scene::Brush>* brush_sink_ = nullptr;
+
+public:
+    // Brushes instead of WMP blocks (mesh_blocks()).
+    void set_brush_sink(std::vector<scene::Brush>* sink) { brush_sink_ = sink; }
+    void mesh_only(const scene::Mesh& m) { mesh(m); }
 };
 
 }  // namespace
@@ -971,6 +1012,16 @@ Vec3 wed_object_angles(const Mat3& r) {
     }
     // Gimbal lock (b = +-90 degrees): put the whole turn into a.
     return {std::atan2(m[3], m[0]), b, 0};
+}
+
+std::vector<scene::Brush> mesh_blocks(const scene::Mesh& mesh, Diagnostics& diags,
+                                      const SceneToWmpOptions& opt, SceneToWmpReport* report) {
+    SceneToWmpReport local;
+    std::vector<scene::Brush> out;
+    Converter c(diags, opt, report ? *report : local);
+    c.set_brush_sink(&out);
+    c.mesh_only(mesh);
+    return out;
 }
 
 Result<wmp::Level> scene_to_wmp(const scene::Scene& scene, Diagnostics& diags,

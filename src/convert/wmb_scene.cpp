@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "levelkit/convert/scene_wmp.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/wmp/level.hpp"
@@ -71,6 +72,17 @@ public:
             legacy_faces(s);
         }
         for (std::size_t i = 0; i < v_.objects.size(); ++i) object(v_.objects[i], s);
+        if (opt_.brushes) {
+            SceneToWmpOptions wo;
+            wo.scale = opt_.scale;
+            for (const scene::Mesh& m : s.world.meshes) {
+                for (scene::Brush& b : mesh_blocks(m, diags_, wo)) {
+                    s.world.brushes.push_back(std::move(b));
+                    ++report_.brushes;
+                }
+            }
+            s.world.meshes.clear();
+        }
         return s;
     }
 

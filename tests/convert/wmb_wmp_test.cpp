@@ -99,6 +99,35 @@ TEST(WmbToWmp, EveryCorpusWmbBecomesAValidLevelAndVmf) {
     }
 }
 
+// WMB -> VMF straight through the scene, with the world rebuilt as brushes: no invalid brush.
+TEST(WmbToVmf, RebuiltBrushesAreValid) {
+    LK_REQUIRE_CORPUS();
+    std::size_t files = 0, brushes = 0, solids = 0, invalid = 0;
+    for (const auto& p : test::corpus_files("wmp", {".wmb"})) {
+        Diagnostics d;
+        auto wf = wmb::read(Blob::map_file(p).value(), d);
+        ASSERT_TRUE(wf.ok());
+        WmbToSceneOptions opt;
+        opt.brushes = true;
+        WmbToSceneReport rep;
+        auto s = wmb_to_scene(*wf, d, opt, &rep);
+        ASSERT_TRUE(s.ok());
+        EXPECT_TRUE(s->world.meshes.empty());
+        const vmf::Map map = scene_to_vmf(*s, d);
+        Diagnostics v;
+        vmf::validate(map, v);
+        std::size_t bad = 0;
+        for (const auto& item : v.items()) bad += item.code == "vmf.invalid-solid";
+        EXPECT_EQ(bad, 0u) << p.filename();
+        ++files;
+        brushes += rep.brushes;
+        solids += vmf::stats(map).solids;
+        invalid += bad;
+    }
+    std::printf("  %zu WMBs -> %zu rebuilt brushes -> VMF: %zu solids, %zu invalid\n", files,
+                brushes, solids, invalid);
+}
+
 // Brushes of any scene become blocks: the 12 smallest corpus VMFs go VMF -> scene -> WMP, read
 // back as valid levels with one block per valid brush, and turn into brushes again.
 TEST(SceneToWmp, VmfBrushesBecomeBlocks) {

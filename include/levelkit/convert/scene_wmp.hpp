@@ -66,6 +66,14 @@ Result<wmp::Level> scene_to_wmp(const scene::Scene& scene, Diagnostics& diags,
                                 const SceneToWmpOptions& opt = {},
                                 SceneToWmpReport* report = nullptr);
 
+// The blocks scene_to_wmp rebuilds from `mesh`, as scene brushes in the mesh's units (for
+// targets that want brushes, e.g. WMB -> VMF): one side per block face, its plane points on the
+// face, material and texture axes, the Gamestudio surface fields in the editor comments as
+// wmp_scene writes them. The report counts them as scene_to_wmp does.
+std::vector<scene::Brush> mesh_blocks(const scene::Mesh& mesh, Diagnostics& diags,
+                                      const SceneToWmpOptions& opt = {},
+                                      SceneToWmpReport* report = nullptr);
+
 // WED's stored object angles (radians, R = Rz(a0) * Rx(a1) * Ry(-a2), see wmp/level.hpp) of a
 // rotation; the inverse of wmp::object_rotation.
 Vec3 wed_object_angles(const Mat3& rotation);

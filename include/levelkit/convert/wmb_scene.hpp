@@ -37,6 +37,9 @@ namespace lk::convert {
 
 struct WmbToSceneOptions {
     double scale = 1.0;  // Hammer units per quant
+    // World geometry as brushes rebuilt from the faces (scene_wmp.hpp's mesh_blocks: closed,
+    // capped or thin blocks) instead of meshes; for targets without meshes, such as VMF.
+    bool brushes = false;
 };
 
 struct WmbToSceneReport {
@@ -46,6 +49,7 @@ struct WmbToSceneReport {
     std::size_t dropped_faces = 0;  // faces or triangles with references out of range
     std::size_t entities = 0;
     std::size_t unknown_objects = 0;  // object records of unknown types (not converted)
+    std::size_t brushes = 0;          // with WmbToSceneOptions::brushes: brushes rebuilt
 };
 
 Result<scene::Scene> wmb_to_scene(const wmb::File& file, Diagnostics& diags,
