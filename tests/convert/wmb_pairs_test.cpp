@@ -40,10 +40,21 @@ TEST(WmbPairs, EntitiesAndFacesMatchTheSourceLevel) {
         ASSERT_TRUE(ws.ok());
         auto pf = wmp::read(Blob::map_file(*pair).value(), &d);
         ASSERT_TRUE(pf.ok()) << *pair;
-        auto ps = wmp_to_scene(pf->level, d);
+        // The A4 compiler places path nodes by their object's position only, ignoring its
+        // rotation (hh_demo: all 65 nodes of a path turned 90 degrees in WED), so for WMB1..4
+        // the path objects lose their angles before the comparison.
+        wmp::Level level = pf->level;
+        if (wf->version <= 4) {
+            for (wmp::Object& o : level.objects) {
+                if (o.kind == wmp::Kind::path) o.transform.angles = {};
+            }
+        }
+        auto ps = wmp_to_scene(level, d);
         ASSERT_TRUE(ps.ok());
 
-        const test::EntityMatch em = test::match_entities(*ps, *ws, 0.01);
+        // WMB1..4 store entity positions rounded to whole quants (all 290 such records in
+        // the corpus are integral), so the WMP positions are rounded the same way first.
+        const test::EntityMatch em = test::match_entities(*ps, *ws, 0.01, wf->version <= 4);
         // BSP levels (WMB1..6, WMB7 with a BSP tree) were cut by the compiler's CSG.
         const bool bsp = wf->version < 7 || !wf->list_bytes(wmb::ListId::bsp_nodes).empty();
         const test::AreaMatch am = test::match_areas(*ps, *ws, 0.01, bsp);
@@ -64,10 +75,10 @@ TEST(WmbPairs, EntitiesAndFacesMatchTheSourceLevel) {
     std::printf("  pairs %d, all matching %d; entities %zu/%zu\n", pairs, pairs_ok, ents_found,
                 ents_total);
     EXPECT_GT(pairs, 0);
-    // A ratchet on today's figures (63 pairs: 56 match fully; the others differ in content
+    // A ratchet on today's figures (63 pairs: 58 match fully; the others differ in content
     // or in compiler rules the comparison does not model, see the printed lines).
-    EXPECT_GE(pairs_ok, 56);
-    EXPECT_GE(ents_found, 3583u);
+    EXPECT_GE(pairs_ok, 58);
+    EXPECT_GE(ents_found, 3652u);
 }
 
 }  // namespace

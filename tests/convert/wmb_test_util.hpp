@@ -77,13 +77,17 @@ inline std::string entity_file(const scene::Entity& e) {
 
 // Every entity of `src` with an origin (regions by their box) must have a counterpart in `dst`:
 // the same file and a position within `tol`. Each counterpart is used once.
-inline EntityMatch match_entities(const scene::Scene& src, const scene::Scene& dst, double tol) {
+// With `round_source`, source positions are rounded to whole units first (WMB1..4 store
+// them so).
+inline EntityMatch match_entities(const scene::Scene& src, const scene::Scene& dst, double tol,
+                                  bool round_source = false) {
     EntityMatch m;
     std::vector<bool> used(dst.entities.size());
     for (const scene::Entity& e : src.entities) {
         if (e.classname() == "light_environment") continue;
         const bool region = e.classname() == "trigger_multiple";
         std::optional<Vec3> o = e.origin();
+        if (o && round_source) *o = {std::round(o->x), std::round(o->y), std::round(o->z)};
         std::optional<Vec3> lo, hi;
         if (region) {
             lo = scene::parse_vec3(e.get("wmp_mins"));
