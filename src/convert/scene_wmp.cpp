@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "levelkit/convert/vmf_scene.hpp"
@@ -24,6 +25,7 @@ constexpr double kWeld = 1e-3;     // corners closer than this are one vertex
 constexpr double kOnPlane = 0.02;  // a corner this close to a plane lies on it
 constexpr double kMinEdge = 0.02;  // shorter polygon edges are removed
 constexpr double kMinArea = 1e-3;  // faces with less area are dropped
+constexpr std::size_t kMaxBlockPlanes = 256;
 
 // --- editor comment parsing --------------------------------------------------------------
 
@@ -539,6 +541,9 @@ private:
                 }
             }
             if (!placed) groups.push_back({p.normal, p.dist, {i}});
+            // A block has a handful of faces; a mesh with this many planes is not one (and the
+            // search would grow quadratically).
+            if (groups.size() > kMaxBlockPlanes) return std::nullopt;
         }
         Vec3 center;
         Aabb box;
@@ -692,18 +697,54 @@ private:
     // stays convex, then each face becomes a prism.
     void thin_blocks(const std::vector<Poly>& polys, std::vector<std::size_t> ids,
                      const BlockMeta& meta) {
+        // Only faces of one material on (nearly) one plane can merge: bucket them first, so
+        // large meshes stay linear.
+        std::map<std::tuple<std::string, long long, long long, long long, long long>,
+                 std::vector<std::size_t>>
+            buckets;
         std::sort(ids.begin(), ids.end());
-        std::vector<bool> done(polys.size(), false);
+        for (std::size_t i : ids) {
+            const Poly& p = polys[i];
+            buckets[{p.material, std::llround(p.normal.x * 1e3), std::llround(p.normal.y * 1e3),
+                     std::llround(p.normal.z * 1e3), std::llround(p.dist / (4 * kOnPlane))}]
+                .push_back(i);
+        }
+        // Emit in the faces' order, so blocks follow the mesh.
+        std::vector<std::pair<std::size_t, std::vector<Poly>>> out;
+        for (auto& [key, members] : buckets) merge_coplanar(polys, members, out);
+        std::sort(out.begin(), out.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (const auto& [first, faces] : out) {
+            for (const Poly& p : faces) {
+                if (is_convex(p)) {
+                    prism(p, meta);
+                    continue;
+                }
+                ++report_.split_faces;
+                for (const auto& t : triangulate(p)) {
+                    Poly tri = p;
+                    tri.pts = {p.pts[t[0]], p.pts[t[1]], p.pts[t[2]]};
+                    if (clean(tri)) prism(tri, meta);
+                }
+            }
+        }
+    }
+
+    // Merges faces of one bucket while their union stays convex; appends (first face index,
+    // merged faces).
+    void merge_coplanar(const std::vector<Poly>& polys, const std::vector<std::size_t>& ids,
+                        std::vector<std::pair<std::size_t, std::vector<Poly>>>& out) {
+        std::vector<bool> done(ids.size(), false);
         for (std::size_t a = 0; a < ids.size(); ++a) {
-            if (done[ids[a]]) continue;
+            if (done[a]) continue;
             Poly cur = polys[ids[a]];
-            done[ids[a]] = true;
+            done[a] = true;
             for (bool grew = true; grew;) {
                 grew = false;
                 for (std::size_t b = a + 1; b < ids.size(); ++b) {
                     const Poly& o = polys[ids[b]];
-                    if (done[ids[b]] || o.material != cur.material ||
-                        o.surface.flags != cur.surface.flags || !near(o.normal, cur.normal, 1e-3) ||
+                    if (done[b] || o.surface.flags != cur.surface.flags ||
+                        !near(o.normal, cur.normal, 1e-3) ||
                         std::abs(o.dist - cur.dist) > kOnPlane || !touches(cur, o)) {
                         continue;
                     }
@@ -716,21 +757,12 @@ private:
                         continue;
                     }
                     cur = std::move(merged);
-                    done[ids[b]] = true;
+                    done[b] = true;
                     ++report_.merged_faces;
                     grew = true;
                 }
             }
-            if (is_convex(cur)) {
-                prism(cur, meta);
-                continue;
-            }
-            ++report_.split_faces;
-            for (const auto& t : triangulate(cur)) {
-                Poly tri = cur;
-                tri.pts = {cur.pts[t[0]], cur.pts[t[1]], cur.pts[t[2]]};
-                if (clean(tri)) prism(tri, meta);
-            }
+            out.push_back({ids[a], {std::move(cur)}});
         }
     }
 
