@@ -427,17 +427,12 @@ Result<Level> resolve(const Level& in, const ResolveOptions& opt, Diagnostics* n
                 break;
             }
             case Kind::region: {
+                // A region's box is stored in world coordinates already (its object's
+                // position is the box centre in every corpus file, and the map compiler writes
+                // the box unchanged into the WMB), so the object transform is not applied.
                 Region g = in.regions[pi];
                 g.number = 8;
                 g.label.reset();
-                Aabb box;
-                for (int c = 0; c < 8; ++c) {
-                    const Vec3 corner{(c & 1) ? g.maxs.x : g.mins.x, (c & 2) ? g.maxs.y : g.mins.y,
-                                      (c & 4) ? g.maxs.z : g.mins.z};
-                    box.add(w.linear * corner + w.translation);
-                }
-                g.mins = box.mins;
-                g.maxs = box.maxs;
                 out.regions.push_back(std::move(g));
                 add_object(Kind::region, out.regions.size() - 1, {});
                 break;
