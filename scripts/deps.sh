@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake make g++ clang libclang-rt-14-dev liblzma-dev zlib1g-dev libcli11-dev libfmt-dev
-          nlohmann-json3-dev googletest libgtest-dev libgmock-dev libbenchmark-dev "$@")
+          nlohmann-json3-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
+          libmeshoptimizer-dev libpng-dev libtinygltf-dev "$@")
 
 missing=()
 for p in "${packages[@]}"; do
