@@ -898,7 +898,9 @@ Result<GltfFiles> Writer::run() {
     GltfFiles out;
     out.binary = opt_.binary;
     out.report = rep_;
-    std::string json = doc.dump();
+    // Keyvalues are bytes in whatever code page the map was saved in; JSON must be UTF-8, so
+    // bytes that are not UTF-8 become U+FFFD.
+    std::string json = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (!opt_.binary) {
         out.json = std::move(json);
         out.bin = std::move(bin);
@@ -909,20 +911,22 @@ Result<GltfFiles> Writer::run() {
     while (bin.size() % 4) bin.push_back(std::byte{0});
     const std::size_t total = 12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size());
     Bytes& g = out.glb;
-    g.reserve(total);
+    g.resize(total);
+    std::size_t at = 0;
     auto u32 = [&](std::uint32_t v) {
-        for (int i = 0; i < 4; ++i) g.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
+        for (int i = 0; i < 4; ++i) g[at++] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
     };
     u32(0x46546C67);  // "glTF"
     u32(2);
     u32(static_cast<std::uint32_t>(total));
     u32(static_cast<std::uint32_t>(json.size()));
     u32(0x4E4F534A);  // "JSON"
-    for (char c : json) g.push_back(static_cast<std::byte>(c));
+    std::memcpy(g.data() + at, json.data(), json.size());
+    at += json.size();
     if (!bin.empty()) {
         u32(static_cast<std::uint32_t>(bin.size()));
         u32(0x004E4942);  // "BIN\0"
-        g.insert(g.end(), bin.begin(), bin.end());
+        std::memcpy(g.data() + at, bin.data(), bin.size());
     }
     return out;
 }

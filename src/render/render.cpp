@@ -31,10 +31,26 @@ struct Vertex {
     float r, g, b;
 };
 
+// Draws into one band of sample rows [y0, y0 + h) at a time: a few megabytes that stay in
+// cache and are reused for every band, instead of a whole supersampled frame.
 class Rasterizer {
 public:
     Rasterizer(int w, int h)
-        : w_(w), h_(h), depth_(std::size_t(w) * h, -INFINITY), color_(std::size_t(w) * h * 3, 0) {}
+        : w_(w), h_(h), depth_(std::size_t(w) * h), color_(std::size_t(w) * h) {}
+
+    void start_band(int y0) {
+        y0_ = y0;
+        std::fill(depth_.begin(), depth_.end(), -INFINITY);
+    }
+
+    // Counter-clockwise seen by the viewer (clockwise in pixel coordinates, y down), in the
+    // same fixed point triangle() uses.
+    static bool front_facing(const Vertex& a, const Vertex& b, const Vertex& c) {
+        const std::int64_t x0 = std::llround(a.x * 256), y0 = std::llround(a.y * 256);
+        const std::int64_t x1 = std::llround(b.x * 256), y1 = std::llround(b.y * 256);
+        const std::int64_t x2 = std::llround(c.x * 256), y2 = std::llround(c.y * 256);
+        return (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0) < 0;
+    }
 
     // Draws a triangle whose corners are counter-clockwise seen by the viewer (clockwise in
     // pixel coordinates, y down); others are back faces and are skipped. True if drawn.
@@ -57,9 +73,9 @@ public:
         const std::int64_t maxx =
             std::min<std::int64_t>(w_ - 1, (std::max({x0, x1, x2}) - 128) >> 8);
         const std::int64_t miny =
-            std::max<std::int64_t>(0, (std::min({y0, y1, y2}) - 128 + 255) >> 8);
+            std::max<std::int64_t>(y0_, (std::min({y0, y1, y2}) - 128 + 255) >> 8);
         const std::int64_t maxy =
-            std::min<std::int64_t>(h_ - 1, (std::max({y0, y1, y2}) - 128) >> 8);
+            std::min<std::int64_t>(y0_ + h_ - 1, (std::max({y0, y1, y2}) - 128) >> 8);
         if (minx > maxx || miny > maxy) return true;
         struct Edge {
             std::int64_t a, b, c;
@@ -75,8 +91,12 @@ public:
             return e;
         };
         const Edge e0 = edge(x1, y1, x2, y2), e1 = edge(x2, y2, x0, y0), e2 = edge(x0, y0, x1, y1);
+        // Depth and colour are planes over the pixel grid: value = v0 + l1 * (v1 - v0) + l2 *
+        // (v2 - v0) with l1 = w1 / area, l2 = w2 / area, stepped per pixel along x.
         const double inv = 1.0 / double(area);
-        const float za = float(a.z), zb = float(vb->z), zc = float(vc->z);
+        const double step1 = double(e1.a) * 256 * inv, step2 = double(e2.a) * 256 * inv;
+        const double z0 = a.z, z1 = vb->z - a.z, z2 = vc->z - a.z;
+        const float dz = float(step1 * z1 + step2 * z2);
         const std::int64_t px0 = minx * 256 + 128;
         for (std::int64_t py = miny; py <= maxy; ++py) {
             const std::int64_t fy = py * 256 + 128;
@@ -84,55 +104,68 @@ public:
             std::int64_t w1 = e1.a * px0 + e1.b * fy + e1.c;
             std::int64_t w2 = e2.a * px0 + e2.b * fy + e2.c;
             const std::int64_t s0 = e0.a * 256, s1 = e1.a * 256, s2 = e2.a * 256;
-            std::size_t at = std::size_t(py) * std::size_t(w_) + std::size_t(minx);
-            for (std::int64_t px = minx; px <= maxx; ++px, ++at, w0 += s0, w1 += s1, w2 += s2) {
-                if ((w0 | w1 | w2) < 0) continue;
-                const float l0 = float(double(w0) * inv), l1 = float(double(w1) * inv),
-                            l2 = float(double(w2) * inv);
-                const float z = l0 * za + l1 * zb + l2 * zc;
+            // Skip to the first covered pixel of the row, then stop after the last.
+            std::int64_t px = minx;
+            while (px <= maxx && (w0 | w1 | w2) < 0) {
+                ++px;
+                w0 += s0;
+                w1 += s1;
+                w2 += s2;
+            }
+            if (px > maxx) continue;
+            float z = float(z0 + (double(w1) * z1 + double(w2) * z2) * inv);
+            std::size_t at = std::size_t(py - y0_) * std::size_t(w_) + std::size_t(px);
+            for (; px <= maxx && (w0 | w1 | w2) >= 0;
+                 ++px, ++at, w0 += s0, w1 += s1, w2 += s2, z += dz) {
                 if (!(z > depth_[at])) continue;
                 depth_[at] = z;
-                float* col = &color_[at * 3];
-                col[0] = l0 * a.r + l1 * vb->r + l2 * vc->r;
-                col[1] = l0 * a.g + l1 * vb->g + l2 * vc->g;
-                col[2] = l0 * a.b + l1 * vb->b + l2 * vc->b;
+                const float l1 = float(double(w1) * inv), l2 = float(double(w2) * inv);
+                const float l0 = 1 - l1 - l2;
+                color_[at] =
+                    pack(l0 * a.r + l1 * vb->r + l2 * vc->r, l0 * a.g + l1 * vb->g + l2 * vc->g,
+                         l0 * a.b + l1 * vb->b + l2 * vc->b);
             }
         }
         return true;
     }
 
-    // Averages `ss` x `ss` blocks into 8-bit RGB.
-    Image resolve(int ss, const std::array<std::uint8_t, 3>& bg) const {
-        Image img;
-        img.width = w_ / ss;
-        img.height = h_ / ss;
-        img.rgb.resize(std::size_t(img.width) * img.height * 3);
-        const float inv = 1.0f / float(ss * ss);
-        for (int y = 0; y < img.height; ++y) {
+    // Averages `ss` x `ss` blocks of the band into its rows of `img`.
+    void resolve(int ss, const std::array<std::uint8_t, 3>& bg, Image& img) const {
+        const std::uint32_t n = std::uint32_t(ss * ss);
+        const std::uint32_t background =
+            bg[0] | (std::uint32_t(bg[1]) << 8) | (std::uint32_t(bg[2]) << 16);
+        const int rows = std::min(h_, img.height * ss - y0_) / ss;
+        for (int y = 0; y < rows; ++y) {
             for (int x = 0; x < img.width; ++x) {
-                float sum[3] = {0, 0, 0};
+                std::uint32_t sum[3] = {0, 0, 0};
                 for (int j = 0; j < ss; ++j) {
+                    const std::size_t row =
+                        std::size_t(y * ss + j) * std::size_t(w_) + std::size_t(x * ss);
                     for (int i = 0; i < ss; ++i) {
-                        const std::size_t at =
-                            std::size_t(y * ss + j) * w_ + std::size_t(x * ss + i);
-                        for (int k = 0; k < 3; ++k)
-                            sum[k] += depth_[at] == -INFINITY ? bg[k] / 255.0f : color_[at * 3 + k];
+                        const std::uint32_t c = depth_[row + std::size_t(i)] == -INFINITY
+                                                    ? background
+                                                    : color_[row + std::size_t(i)];
+                        sum[0] += c & 0xFF;
+                        sum[1] += (c >> 8) & 0xFF;
+                        sum[2] += (c >> 16) & 0xFF;
                     }
                 }
-                std::uint8_t* out = &img.rgb[(std::size_t(y) * img.width + x) * 3];
-                for (int k = 0; k < 3; ++k) {
-                    const float v = std::clamp(sum[k] * inv, 0.0f, 1.0f);
-                    out[k] = static_cast<std::uint8_t>(std::lround(v * 255.0f));
-                }
+                std::uint8_t* out = &img.rgb[(std::size_t(y0_ / ss + y) * img.width + x) * 3];
+                for (int k = 0; k < 3; ++k)
+                    out[k] = static_cast<std::uint8_t>((sum[k] + n / 2) / n);
             }
         }
-        return img;
     }
 
 private:
-    int w_, h_;
+    static std::uint32_t pack(float r, float g, float b) {
+        auto q = [](float v) { return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+        return q(r) | (q(g) << 8) | (q(b) << 16);
+    }
+
+    int w_, h_, y0_ = 0;
     std::vector<float> depth_;
-    std::vector<float> color_;
+    std::vector<std::uint32_t> color_;
 };
 
 }  // namespace
@@ -153,7 +186,8 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
         return opt.skybox || p >= skybox_pieces.size() || !skybox_pieces[p];
     };
 
-    // Screen-space bounds of what is drawn.
+    // Screen-space bounds of what can be seen: polygons facing the viewer (an orthographic view
+    // sees a polygon's front exactly when its area vector points towards the viewer).
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (std::size_t p = 0; p < surf.pieces.size(); ++p) {
         if (!piece_drawn(p)) continue;
@@ -161,6 +195,7 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
         for (std::uint32_t i = piece.first_polygon; i < piece.first_polygon + piece.polygon_count;
              ++i) {
             if (!drawn[surf.polygon_material[i]]) continue;
+            if (!(dot(winding_area_vector(surf.polygon(i)), cam.toward) > 0)) continue;
             for (const Vec3& v : surf.polygon(i)) {
                 const double s[3] = {dot(v, cam.right), dot(v, cam.up), dot(v, cam.toward)};
                 for (int k = 0; k < 3; ++k) {
@@ -192,7 +227,6 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
         pic.overview = o;
     }
 
-    Rasterizer r(width * ss, height * ss);
     const double k = double(ss) / upp;
     const double zlo = lo[2], zspan = empty ? 1 : std::max(hi[2] - lo[2], 1e-6);
     auto vertex = [&](const Vec3& p, const Vec3& n, const std::array<float, 3>& c) {
@@ -207,7 +241,13 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
         v.b = float(c[2] * shade);
         return v;
     };
-    std::vector<Vertex> corners;
+    // Every front-facing triangle once, with the sample rows it covers.
+    struct Tri {
+        std::uint32_t v[3];
+        std::int32_t y0, y1;
+    };
+    std::vector<Vertex> verts;
+    std::vector<Tri> front;
     std::vector<std::array<std::uint32_t, 3>> tris;
     for (std::size_t p = 0; p < surf.pieces.size(); ++p) {
         if (!piece_drawn(p)) continue;
@@ -219,20 +259,42 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
             if (!drawn[mat]) continue;
             const std::uint32_t first = surf.polygon_begin[i],
                                 n = surf.polygon_begin[i + 1] - first;
-            corners.clear();
+            const std::uint32_t base = std::uint32_t(verts.size());
             for (std::uint32_t c = first; c < first + n; ++c)
-                corners.push_back(vertex(surf.positions[c], surf.normals[c], colors[mat]));
+                verts.push_back(vertex(surf.positions[c], surf.normals[c], colors[mat]));
             tris.clear();
             if (convex || n == 3) {
                 for (std::uint32_t t = 1; t + 1 < n; ++t) tris.push_back({0, t, t + 1});
             } else {
                 triangulate_polygon(surf.polygon(i), tris);
             }
-            for (const auto& t : tris)
-                pic.triangles += r.triangle(corners[t[0]], corners[t[1]], corners[t[2]]);
+            for (const auto& t : tris) {
+                const Vertex& a = verts[base + t[0]];
+                const Vertex& b = verts[base + t[1]];
+                const Vertex& c = verts[base + t[2]];
+                if (!Rasterizer::front_facing(a, b, c)) continue;
+                const double ylo = std::min({a.y, b.y, c.y}), yhi = std::max({a.y, b.y, c.y});
+                front.push_back({{base + t[0], base + t[1], base + t[2]},
+                                 std::int32_t(std::clamp(std::floor(ylo) - 1, -1.0, 1e9)),
+                                 std::int32_t(std::clamp(std::ceil(yhi) + 1, -1.0, 1e9))});
+            }
         }
     }
-    pic.image = r.resolve(ss, opt.background);
+    pic.triangles = front.size();
+    pic.image.width = width;
+    pic.image.height = height;
+    pic.image.rgb.resize(std::size_t(width) * std::size_t(height) * 3);
+    constexpr int kBandRows = 64;  // output rows per band
+    const int band = kBandRows * ss;
+    Rasterizer r(width * ss, band);
+    for (int y0 = 0; y0 < height * ss; y0 += band) {
+        r.start_band(y0);
+        for (const Tri& t : front) {
+            if (t.y1 < y0 || t.y0 >= y0 + band) continue;
+            r.triangle(verts[t.v[0]], verts[t.v[1]], verts[t.v[2]]);
+        }
+        r.resolve(ss, opt.background, pic.image);
+    }
     return pic;
 }
 
@@ -248,15 +310,18 @@ Picture render_scene(const scene::Scene& s, const RenderOptions& opt) {
 }
 
 std::string overview_text(std::string_view map_name, const Overview& o) {
+    // Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+    const std::string name(map_name);
+    const std::string size = std::to_string(o.size);
     std::string out;
-    out += "// overview for " + std::string(map_name) + ", drawn by levelkit (" +
-           std::to_string(o.size) + "x" + std::to_string(o.size) + " pixels)\n";
-    out += "\"" + std::string(map_name) + "\"\n{\n";
-    out += "\t\"material\"\t\"overviews/" + std::string(map_name) + "\"\n";
-    out += "\t\"pos_x\"\t\t\"" + format_fixed(o.pos_x, 3) + "\"\n";
-    out += "\t\"pos_y\"\t\t\"" + format_fixed(o.pos_y, 3) + "\"\n";
-    out += "\t\"scale\"\t\t\"" + format_fixed(o.scale, 6) + "\"\n";
-    out += "}\n";
+    out.append("// overview for ").append(name).append(", drawn by levelkit (");
+    out.append(size).append("x").append(size).append(" pixels)\n");
+    out.append("\"").append(name).append("\"\n{\n");
+    out.append("\t\"material\"\t\"overviews/").append(name).append("\"\n");
+    out.append("\t\"pos_x\"\t\t\"").append(format_fixed(o.pos_x, 3)).append("\"\n");
+    out.append("\t\"pos_y\"\t\t\"").append(format_fixed(o.pos_y, 3)).append("\"\n");
+    out.append("\t\"scale\"\t\t\"").append(format_fixed(o.scale, 6)).append("\"\n");
+    out.append("}\n");
     return out;
 }
 

@@ -344,3 +344,23 @@ TEST(Gltf, EmptySceneIsStillAValidFile) {
     EXPECT_TRUE(rb.triangles.empty());
     EXPECT_EQ(rb.model.nodes.size(), 2u);  // the map and worldspawn
 }
+
+TEST(Gltf, KeyvaluesThatAreNotUtf8StillGiveValidJson) {
+    scene::Scene s;
+    scene::Entity e = point("info_target", "0 0 0");
+    e.set("targetname", "\xcf\xf0\xe8\xe2\xe5\xf2");  // cp1251 "Привет"
+    e.set("message", std::string("a\0b\x01\"\\", 6));
+    s.entities.push_back(e);
+    const auto files = export_scene(s);
+    const auto j = json_of(files.glb);  // parses: valid JSON, valid UTF-8
+    const nlohmann::json* n = nullptr;
+    for (const auto& node : j["nodes"])
+        if (node.contains("extras") && node["extras"].value("classname", "") == "info_target")
+            n = &node;
+    ASSERT_TRUE(n);
+    EXPECT_EQ((*n)["extras"]["message"], std::string("a\0b\x01\"\\", 6));
+    EXPECT_EQ((*n)["name"],
+              "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    const auto rb = test::read_glb(files.glb);
+    EXPECT_EQ(rb.model.nodes.size(), 3u);
+}

@@ -65,8 +65,9 @@ Picture render_scene(const scene::Scene& s, const RenderOptions& opt = {});
 Picture render_surfaces(const scene::Surfaces& surfaces, const std::vector<bool>& skybox_pieces,
                         const RenderOptions& opt = {});
 
-// PNG bytes of an image (8-bit RGB, no time or text chunks: deterministic).
-Result<Bytes> encode_png(const Image& image);
+// PNG bytes of an image (8-bit RGB, no time or text chunks: deterministic). `smallest` spends
+// several times longer for a somewhat smaller file.
+Result<Bytes> encode_png(const Image& image, bool smallest = false);
 
 // The overview text file for `map_name`:
 //   "<map_name>" { "material" "overviews/<map_name>" "pos_x" ... "pos_y" ... "scale" ... }
