@@ -250,6 +250,11 @@ void FaceBuilder::add_face(std::size_t f, const Vec3& origin, scene::Mesh& mesh)
     Vec3 normal;
     if (face.planenum < planes_.size()) normal = planes_[face.planenum].normal.to_vec3();
     const Vec3 area = winding_area_vector(points_);
+    if (face.dispinfo < 0 && !(length(area) > 1e-9)) {
+        // vbsp leaves faces without area behind (collapsed slivers); nothing to draw.
+        ++rep_.degenerate_faces;
+        return;
+    }
     if (normal == Vec3{}) normal = -normalize(area);
     const bool reverse = dot(area, normal) < 0;
 

@@ -818,7 +818,9 @@ Result<GltfFiles> Writer::run() {
             Json w;
             w["name"] = "worldspawn (3D skybox)";
             attach_geometry(sky_world, {}, w);
-            children.push_back(add_node(std::move(w)));
+            // Nothing drawn when the skybox is only its tool-textured walls.
+            if (w.contains("mesh") || w.contains("children"))
+                children.push_back(add_node(std::move(w)));
         }
         for (std::size_t i = 0; i < s_.entities.size(); ++i) {
             if (in_sky[i]) children.push_back(entity_node(i + 1, &groups[i + 1]));

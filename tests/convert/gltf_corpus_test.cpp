@@ -45,7 +45,7 @@ struct Figures {
     std::size_t maps = 0, failed = 0, unreadable = 0, triangles = 0, vertices = 0, materials = 0,
                 lights = 0, props = 0, skyboxes = 0, glb_bytes = 0, uv_checked = 0, pictures = 0;
     double max_vertex_error = 0, max_bbox_error = 0, max_uv_error = 0, max_far_error = 0;
-    std::size_t far_vertices = 0;
+    std::size_t far_vertices = 0, normals = 0, normals_along = 0;
     double seconds_export = 0, seconds_render = 0;
 };
 
@@ -245,6 +245,18 @@ public:
         std::string worst_node;
         for (const auto& t : rb.triangles) {
             ++read_by_mat[t.material];
+            // Normals face the way the winding does (a mirrored export would flip one of them).
+            // Slivers (compiled faces carry collinear T-junction vertices) have no reliable
+            // winding after float rounding: only triangles at least 1/100 as tall as long count.
+            const Vec3 g = cross(t.p[1] - t.p[0], t.p[2] - t.p[0]);
+            const double longest = std::max(
+                {length(t.p[1] - t.p[0]), length(t.p[2] - t.p[1]), length(t.p[0] - t.p[2])});
+            if (length(g) > 0.01 * longest * longest) {
+                for (const Vec3& n : t.n) {
+                    ++fig_.normals;
+                    fig_.normals_along += dot(n, g) > 0;
+                }
+            }
             for (const Vec3& p : t.p) {
                 read_box.add(p);
                 double best = INFINITY;
@@ -336,6 +348,14 @@ public:
         if (fig_.uv_checked)
             std::printf(", %zu world UVs checked against texinfo, max error %.2e", fig_.uv_checked,
                         fig_.max_uv_error);
+        if (fig_.normals) {
+            std::printf(
+                "\n[%s] %zu of %zu corner normals (%.4f%%) on the front side of their "
+                "triangle",
+                family_.c_str(), fig_.normals_along, fig_.normals,
+                100.0 * double(fig_.normals_along) / double(fig_.normals));
+            EXPECT_GE(double(fig_.normals_along), 0.99 * double(fig_.normals));
+        }
         std::printf("\n[%s] export %.2f s in all, %zu pictures %.2f s in all (-> %s)\n",
                     family_.c_str(), fig_.seconds_export, fig_.pictures, fig_.seconds_render,
                     fs::absolute(dir_).c_str());
@@ -414,6 +434,26 @@ TEST(GltfCorpus, BspMaps) {
         auto s = convert::bsp_faces_to_scene(*map, d);
         EXPECT_TRUE(s) << p << ": " << s.error().to_string();
         if (s) c.check(p, *s, &*map);
+    }
+    c.finish();
+}
+
+// `--brushes`: the decompiled brushes instead of the compiled faces.
+TEST(GltfCorpus, BspMapsAsBrushes) {
+    LK_REQUIRE_CORPUS();
+    Checker c("bsp_brushes");
+    for (const fs::path& p : test::corpus_files("bsp", {".bsp"})) {
+        auto blob = Blob::map_file(p);
+        ASSERT_TRUE(blob);
+        auto map = bsp::Bsp::read(*blob);
+        if (!map) {
+            c.unreadable(p, map.error().to_string());
+            continue;
+        }
+        Diagnostics d;
+        auto s = convert::bsp_drawable_scene(*map, true, d);
+        EXPECT_TRUE(s) << p << ": " << s.error().to_string();
+        if (s) c.check(p, *s);
     }
     c.finish();
 }

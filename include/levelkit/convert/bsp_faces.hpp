@@ -43,8 +43,9 @@ struct BspFacesOptions {
 struct BspFacesReport {
     std::size_t models = 0, faces = 0, displacements = 0, meshes = 0, entities = 0,
                 brush_entities = 0, static_props = 0;
-    std::size_t faces_skipped = 0;  // indices out of range, fewer than 3 corners (warned)
-    bool vertex_normals = false;    // the vertex normal lumps were used
+    std::size_t faces_skipped = 0;     // indices out of range, fewer than 3 corners (warned)
+    std::size_t degenerate_faces = 0;  // faces without area (not drawn, not warned)
+    bool vertex_normals = false;       // the vertex normal lumps were used
 };
 
 // Fails when the lumps faces are built from (vertices, edges, surfedges, faces, texinfo,
