@@ -5,8 +5,9 @@
 //    for compiled maps, world UVs equal the engine's texinfo formula (computed here from the
 //    lumps) within 1e-4;
 //  * the Khronos glTF-Validator (npm gltf-validator, run by validate_gltf.js under node): no
-//    errors; warnings and infos are counted by code and printed. Skipped with a message when
-//    node or the validator is not installed (scripts/deps.sh installs both);
+//    errors; warnings and infos are counted by code and printed. Compiled maps and VMAPs are
+//    also written quantised, with prop boxes and tool faces, as .gltf + .bin. Skipped with a
+//    message when node or the validator is not installed (scripts/deps.sh installs both);
 //  * a top-down picture with its overview numbers, written under the build directory
 //    (gltf_corpus/<family>/), not into the source tree.
 #include <gtest/gtest.h>
@@ -178,7 +179,10 @@ void validate(const std::vector<fs::path>& files, const std::string& family) {
 
 class Checker {
 public:
-    explicit Checker(std::string family) : family_(std::move(family)) {
+    // `variants`: also write each map with every option that changes the file's structure
+    // (quantised, prop boxes, tool faces, .gltf + .bin) for the validator.
+    explicit Checker(std::string family, bool variants = false)
+        : family_(std::move(family)), variants_(variants) {
         dir_ = fs::path("gltf_corpus") / family_;
         fs::create_directories(dir_);
     }
@@ -204,6 +208,17 @@ public:
         const fs::path out = dir_ / (stem + ".glb");
         ASSERT_TRUE(convert::save_gltf(*files, out));
         written_.push_back(out);
+        if (variants_) {
+            convert::GltfOptions v = opt;
+            v.quantize = v.prop_boxes = v.tools = true;
+            v.binary = false;
+            v.bin_name = stem + ".variant.bin";
+            auto vf = convert::scene_to_gltf(s, v, diags);
+            ASSERT_TRUE(vf) << vf.error().to_string();
+            const fs::path vout = dir_ / (stem + ".variant.gltf");
+            ASSERT_TRUE(convert::save_gltf(*vf, vout));
+            written_.push_back(vout);
+        }
         fig_.glb_bytes += files->glb.size();
         fig_.lights += files->report.lights;
         fig_.props += files->report.props;
@@ -393,6 +408,7 @@ private:
     }
 
     std::string family_;
+    bool variants_ = false;
     fs::path dir_;
     Figures fig_;
     std::vector<fs::path> written_;
@@ -421,7 +437,7 @@ TEST(GltfCorpus, VmfMaps) {
 
 TEST(GltfCorpus, BspMaps) {
     LK_REQUIRE_CORPUS();
-    Checker c("bsp");
+    Checker c("bsp", true);
     for (const fs::path& p : test::corpus_files("bsp", {".bsp"})) {
         auto blob = Blob::map_file(p);
         ASSERT_TRUE(blob);
@@ -460,7 +476,7 @@ TEST(GltfCorpus, BspMapsAsBrushes) {
 
 TEST(GltfCorpus, VmapMaps) {
     LK_REQUIRE_CORPUS();
-    Checker c("vmap");
+    Checker c("vmap", true);
     for (const fs::path& p : test::corpus_files("dmx", {".vmap"})) {
         auto bytes = read_file(p);
         ASSERT_TRUE(bytes);
