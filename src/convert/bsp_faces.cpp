@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "levelkit/bsp/entities.hpp"
@@ -565,6 +567,26 @@ Result<scene::Scene> bsp_faces_to_scene(const bsp::Bsp& map, Diagnostics& diags,
     BspFacesReport& r = report ? *report : local;
     r = {};
     return FaceBuilder(map, diags, opt, r).run();
+}
+
+std::function<std::array<double, 2>(std::string_view)> bsp_texture_sizes(const bsp::Bsp& map) {
+    auto td = bsp::texdata(map);
+    auto names = bsp::texdata_strings(map);
+    if (!td || !names) return {};
+    auto sizes = std::make_shared<std::unordered_map<std::string, std::array<double, 2>>>();
+    for (const bsp::dtexdata_t& t : *td) {
+        if (t.nameStringTableID < 0 || std::size_t(t.nameStringTableID) >= names->names.size() ||
+            t.width <= 0 || t.height <= 0)
+            continue;
+        const std::string_view name = names->names[std::size_t(t.nameStringTableID)];
+        const std::array<double, 2> size{double(t.width), double(t.height)};
+        sizes->try_emplace(to_lower(name), size);
+        sizes->try_emplace(to_lower(unpatch_material(name)), size);
+    }
+    return [sizes](std::string_view material) {
+        auto it = sizes->find(to_lower(material));
+        return it == sizes->end() ? std::array<double, 2>{0, 0} : it->second;
+    };
 }
 
 Result<scene::Scene> bsp_drawable_scene(const bsp::Bsp& map, bool brushes, Diagnostics& diags) {

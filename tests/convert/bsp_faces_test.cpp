@@ -225,3 +225,16 @@ TEST(BspFaces, ExportsToGltfWithTheSameTriangles) {
     EXPECT_EQ(files->report.triangles, 12u);
     EXPECT_EQ(files->report.materials, 1u);
 }
+
+TEST(BspFaces, TextureSizesFromTexdataForDecompiledBrushes) {
+    BspBuilder b;
+    b.material("BRICK/WALL01", 256, 128);
+    b.material("maps/test/metal/floor_1_2_3", 64, 32);
+    auto map = bsp::Bsp::read(Blob::from_bytes(b.write()));
+    ASSERT_TRUE(map);
+    const auto sizes = convert::bsp_texture_sizes(*map);
+    ASSERT_TRUE(sizes);
+    EXPECT_EQ(sizes("brick/wall01"), (std::array<double, 2>{256, 128}));
+    EXPECT_EQ(sizes("METAL/FLOOR"), (std::array<double, 2>{64, 32}));
+    EXPECT_EQ(sizes("dev/missing"), (std::array<double, 2>{0, 0}));
+}

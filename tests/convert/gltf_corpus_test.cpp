@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -193,11 +194,13 @@ public:
                     why.c_str());
     }
 
-    void check(const fs::path& path, const scene::Scene& s, const bsp::Bsp* map = nullptr) {
+    void check(const fs::path& path, const scene::Scene& s, const bsp::Bsp* map = nullptr,
+               std::function<std::array<double, 2>(std::string_view)> sizes = {}) {
         SCOPED_TRACE(path.string());
         const std::string stem = path.filename().string();
         convert::GltfOptions opt;
         opt.name = stem;
+        opt.texture_size_of = sizes;
         Diagnostics diags;
         const auto t0 = std::chrono::steady_clock::now();
         auto files = convert::scene_to_gltf(s, opt, diags);
@@ -226,6 +229,7 @@ public:
 
         // What should be in it: the same surfaces, tool faces left out.
         scene::SurfaceOptions so;
+        so.texture_size = sizes;
         const scene::Surfaces surf = scene::build_surfaces(s, so);
         std::size_t tris = 0;
         std::map<std::string, std::size_t> tris_by_mat;
@@ -469,7 +473,7 @@ TEST(GltfCorpus, BspMapsAsBrushes) {
         Diagnostics d;
         auto s = convert::bsp_drawable_scene(*map, true, d);
         EXPECT_TRUE(s) << p << ": " << s.error().to_string();
-        if (s) c.check(p, *s);
+        if (s) c.check(p, *s, nullptr, convert::bsp_texture_sizes(*map));
     }
     c.finish();
 }

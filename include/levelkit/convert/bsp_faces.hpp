@@ -23,7 +23,10 @@
 // Overlays, decals, detail props and water overlays are not drawn here.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <functional>
+#include <string_view>
 
 #include "levelkit/bsp/bsp.hpp"
 #include "levelkit/core/diagnostic.hpp"
@@ -58,5 +61,11 @@ Result<scene::Scene> bsp_faces_to_scene(const bsp::Bsp& map, Diagnostics& diags,
 // The scene to draw or export a BSP from: its compiled faces (bsp_faces_to_scene), or with
 // `brushes` its decompiled brushes (bsp_to_scene).
 Result<scene::Scene> bsp_drawable_scene(const bsp::Bsp& map, bool brushes, Diagnostics& diags);
+
+// Texture sizes the map's texdata records, by material name (case-insensitive; cubemap-patched
+// names are also found under the material they patch), {0, 0} for others: for
+// GltfOptions::texture_size_of / SurfaceOptions::texture_size when exporting decompiled brushes,
+// whose scene does not carry them. Empty function when the texdata lumps do not parse.
+std::function<std::array<double, 2>(std::string_view)> bsp_texture_sizes(const bsp::Bsp& map);
 
 }  // namespace lk::convert

@@ -62,7 +62,9 @@ struct GltfOptions {
     bool skybox = true;       // put the 3D skybox under its own node
     bool smoothing_groups = true;  // smooth normals where brush sides share smoothing groups
     // Export a compiled BSP's decompiled brushes instead of its compiled faces. The scene
-    // producer reads this (bsp_drawable_scene in bsp_faces.hpp); the writer itself ignores it.
+    // producer reads this (bsp_drawable_scene in bsp_faces.hpp; give texture_size_of
+    // bsp_texture_sizes(map) so the brushes' UVs use the texdata sizes); the writer itself
+    // ignores it.
     bool bsp_brushes = false;
     // GLB (one file) or .gltf JSON with a separate .bin named `bin_name`.
     bool binary = true;
