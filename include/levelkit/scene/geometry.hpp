@@ -110,8 +110,8 @@ Surfaces build_surfaces(const Scene& s, const SurfaceOptions& opt = {});
 // unit) form groups; the smallest group whose bounds hold the camera is the skybox room, and
 // every world piece inside its bounds belongs to it. Nothing is found when there is no
 // sky_camera, when the camera is in no group, when that group is the whole world (a skybox
-// built against the map) or when a player start (info_player_*) is inside it. Build the surfaces with tool materials kept: the room's walls are
-// usually tools/toolsskybox.
+// built against the map) or when a player start (info_player_*) is inside it. Build the
+// surfaces with tool materials kept: the room's walls are usually tools/toolsskybox.
 struct Skybox {
     std::size_t camera = 0;    // the sky_camera: i + 1 = scene.entities[i]
     Vec3 origin;               // the camera's origin
