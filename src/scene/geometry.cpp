@@ -1,6 +1,8 @@
 #include "levelkit/scene/geometry.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 
@@ -11,6 +13,36 @@ namespace lk::scene {
 double texel(const TextureAxis& a, const Vec3& p) {
     const double scale = a.scale != 0 ? a.scale : 1;
     return dot(p, a.axis) / scale + a.shift;
+}
+
+std::array<double, 3> material_color(std::string_view material) {
+    // FNV-1a over the lower-case name: the same colour on every platform and run.
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (char c : material) {
+        h ^= static_cast<std::uint8_t>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        h *= 0x100000001b3ull;
+    }
+    // A hue from the hash, saturation and value in a band that reads well under shading.
+    const double hue = static_cast<double>(h % 3600) / 600.0;  // 0..6
+    const double sat = 0.35 + 0.3 * static_cast<double>((h >> 16) % 1000) / 1000.0;
+    const double val = 0.7 + 0.25 * static_cast<double>((h >> 32) % 1000) / 1000.0;
+    const int sector = static_cast<int>(hue);
+    const double f = hue - sector;
+    const double p = val * (1 - sat), q = val * (1 - sat * f), t = val * (1 - sat * (1 - f));
+    switch (sector) {
+        case 0:
+            return {val, t, p};
+        case 1:
+            return {q, val, p};
+        case 2:
+            return {p, val, t};
+        case 3:
+            return {p, q, val};
+        case 4:
+            return {t, p, val};
+        default:
+            return {val, p, q};
+    }
 }
 
 bool is_tool_material(std::string_view m) {
@@ -312,10 +344,154 @@ std::size_t Surfaces::triangle_count() const {
     return n;
 }
 
+namespace {
+
+// Corner positions of different brushes meet only within clipping precision: compare them on a
+// 1/64-unit grid.
+struct GridKey {
+    std::int64_t x, y, z;
+    bool operator==(const GridKey&) const = default;
+};
+struct GridKeyHash {
+    std::size_t operator()(const GridKey& k) const {
+        std::uint64_t h = static_cast<std::uint64_t>(k.x) * 0x9E3779B97F4A7C15ull;
+        h ^= static_cast<std::uint64_t>(k.y) * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+        h ^= static_cast<std::uint64_t>(k.z) * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
+        return static_cast<std::size_t>(h);
+    }
+};
+GridKey grid_key(const Vec3& p) {
+    return {std::llround(p.x * 64), std::llround(p.y * 64), std::llround(p.z * 64)};
+}
+
+void smooth_by_groups(Surfaces& out) {
+    std::unordered_map<GridKey, std::vector<std::uint32_t>, GridKeyHash> at;
+    std::vector<Vec3> flat;
+    for (std::size_t p = 0; p < out.pieces.size();) {
+        std::size_t q = p;
+        while (q < out.pieces.size() && out.pieces[q].entity == out.pieces[p].entity) ++q;
+        const std::uint32_t first = out.pieces[p].first_polygon;
+        const std::uint32_t last =
+            out.pieces[q - 1].first_polygon + out.pieces[q - 1].polygon_count;
+        p = q;
+        at.clear();
+        for (std::uint32_t i = first; i < last; ++i) {
+            if (!out.polygon_smoothing[i]) continue;
+            for (std::uint32_t c = out.polygon_begin[i]; c < out.polygon_begin[i + 1]; ++c) {
+                auto& v = at[grid_key(out.positions[c])];
+                if (v.empty() || v.back() != i) v.push_back(i);
+            }
+        }
+        if (at.empty()) continue;
+        flat.resize(last - first);
+        for (std::uint32_t i = first; i < last; ++i)
+            flat[i - first] = normalize(winding_area_vector(out.polygon(i)));
+        for (std::uint32_t i = first; i < last; ++i) {
+            const std::uint32_t groups = out.polygon_smoothing[i];
+            if (!groups) continue;
+            for (std::uint32_t c = out.polygon_begin[i]; c < out.polygon_begin[i + 1]; ++c) {
+                Vec3 n;
+                for (std::uint32_t j : at[grid_key(out.positions[c])]) {
+                    if (out.polygon_smoothing[j] & groups) n += flat[j - first];
+                }
+                n = normalize(n);
+                if (n != Vec3{}) out.normals[c] = n;
+            }
+        }
+    }
+}
+
+}  // namespace
+
 Surfaces build_surfaces(const Scene& s, const SurfaceOptions& opt) {
     Surfaces out;
     SurfaceBuilder(s, opt, out).run();
+    if (opt.smoothing_group_normals) smooth_by_groups(out);
     return out;
+}
+
+Aabb piece_bounds(const Surfaces& surfaces, const Surfaces::Piece& piece) {
+    Aabb box;
+    const std::uint32_t end = surfaces.polygon_begin[piece.first_polygon + piece.polygon_count];
+    for (std::uint32_t c = surfaces.polygon_begin[piece.first_polygon]; c < end; ++c)
+        box.add(surfaces.positions[c]);
+    return box;
+}
+
+std::optional<Skybox> find_skybox(const Scene& s, const Surfaces& surfaces) {
+    Skybox sky;
+    for (std::size_t i = 0; i < s.entities.size() && !sky.camera; ++i) {
+        const Entity& e = s.entities[i];
+        if (!iequals(e.classname(), "sky_camera")) continue;
+        if (auto o = e.origin()) {
+            sky.camera = i + 1;
+            sky.origin = *o;
+            if (auto k = parse_double(trim(e.get("scale"))); k && *k > 0) sky.scale = *k;
+        }
+    }
+    if (!sky.camera) return std::nullopt;
+
+    // World pieces, sorted along x for a sweep over overlapping bounds.
+    constexpr double eps = 1;
+    std::vector<std::uint32_t> world;
+    std::vector<Aabb> box(surfaces.pieces.size());
+    for (std::uint32_t i = 0; i < surfaces.pieces.size(); ++i) {
+        if (surfaces.pieces[i].entity != 0) continue;
+        box[i] = piece_bounds(surfaces, surfaces.pieces[i]);
+        if (!box[i].empty()) world.push_back(i);
+    }
+    if (world.size() < 2) return std::nullopt;
+    std::sort(world.begin(), world.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return box[a].mins.x != box[b].mins.x ? box[a].mins.x < box[b].mins.x : a < b;
+    });
+    std::vector<std::uint32_t> parent(surfaces.pieces.size());
+    std::iota(parent.begin(), parent.end(), 0u);
+    auto find = [&](std::uint32_t a) {
+        while (parent[a] != a) a = parent[a] = parent[parent[a]];
+        return a;
+    };
+    for (std::size_t i = 0; i < world.size(); ++i) {
+        const Aabb& a = box[world[i]];
+        for (std::size_t j = i + 1; j < world.size() && box[world[j]].mins.x <= a.maxs.x + eps;
+             ++j) {
+            if (!a.overlaps(box[world[j]], eps)) continue;
+            const std::uint32_t ra = find(world[i]), rb = find(world[j]);
+            if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+        }
+    }
+    std::unordered_map<std::uint32_t, Aabb> groups;
+    for (std::uint32_t i : world) groups[find(i)].add(box[i]);
+    const Aabb* best = nullptr;
+    std::uint32_t best_root = 0;
+    auto volume = [](const Aabb& b) {
+        const Vec3 d = b.size();
+        return d.x * d.y * d.z;
+    };
+    for (const auto& [root, b] : groups) {
+        if (!b.contains(sky.origin, eps)) continue;
+        const double v = volume(b);
+        if (!best || v < volume(*best) || (v == volume(*best) && root < best_root)) {
+            best = &b;
+            best_root = root;
+        }
+    }
+    if (!best) return std::nullopt;
+    sky.pieces.assign(surfaces.pieces.size(), false);
+    std::size_t inside = 0;
+    for (std::uint32_t i : world) {
+        if (best->contains(box[i].mins, eps) && best->contains(box[i].maxs, eps)) {
+            sky.pieces[i] = true;
+            sky.bounds.add(box[i]);
+            ++inside;
+        }
+    }
+    if (inside == world.size()) return std::nullopt;
+    // Players never start in the skybox: a camera in the playable map is not a 3D skybox.
+    for (const Entity& e : s.entities) {
+        if (!istarts_with(e.classname(), "info_player")) continue;
+        if (auto o = e.origin(); o && sky.bounds.contains(*o, eps)) return std::nullopt;
+    }
+    return sky;
 }
 
 }  // namespace lk::scene

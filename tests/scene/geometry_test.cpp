@@ -112,3 +112,65 @@ TEST(SceneSurfaces, MeshFacesKeepTheirUvsAndInvalidBrushesAreReported) {
     ASSERT_EQ(out.skipped.size(), 1u);
     EXPECT_EQ(out.skipped[0].id, 4);
 }
+
+TEST(SceneSurfaces, SmoothingGroupsAverageNormalsWhereGroupsMeet) {
+    scene::Scene s;
+    s.world.brushes.push_back(box(1, {0, 0, 0}, {64, 64, 64}, "a"));
+    auto& sides = s.world.brushes[0].sides;
+    sides[0].smoothing_groups = 1;  // top
+    sides[3].smoothing_groups = 1;  // +x
+    sides[4].smoothing_groups = 2;  // +y: another group
+    scene::SurfaceOptions opt;
+    opt.smoothing_group_normals = true;
+    const scene::Surfaces out = scene::build_surfaces(s, opt);
+    // The top's corner at (64, 0, 64) is shared with +x only (group 1): the mean of the two.
+    const Vec3 mean = normalize(Vec3{1, 0, 1});
+    bool seen = false;
+    for (std::uint32_t c = out.polygon_begin[0]; c < out.polygon_begin[1]; ++c) {
+        if (out.positions[c] == Vec3{64, 0, 64}) {
+            EXPECT_NEAR(distance(out.normals[c], mean), 0, 1e-12);
+            seen = true;
+        }
+    }
+    EXPECT_TRUE(seen);
+    // The bottom has no group: flat.
+    for (std::uint32_t c = out.polygon_begin[1]; c < out.polygon_begin[2]; ++c)
+        EXPECT_EQ(out.normals[c], (Vec3{0, 0, -1}));
+}
+
+TEST(SceneSurfaces, SkyboxIsTheSeparateRoomAroundTheSkyCamera) {
+    scene::Scene s;
+    s.world.brushes.push_back(box(1, {0, 0, 0}, {512, 512, 16}, "dev/floor"));
+    s.world.brushes.push_back(
+        box(2, {-2000, -2000, -1000}, {-1744, -1744, -992}, "tools/toolsskybox"));
+    s.world.brushes.push_back(
+        box(3, {-2000, -2000, -992}, {-1992, -1744, -744}, "tools/toolsskybox"));
+    s.world.brushes.push_back(box(4, {-1900, -1900, -990}, {-1890, -1890, -950}, "city/tower"));
+    scene::Entity cam;
+    cam.set("classname", "sky_camera");
+    cam.set("origin", "-1872 -1872 -900");
+    cam.set("scale", "32");
+    s.entities.push_back(cam);
+    const scene::Surfaces out = scene::build_surfaces(s);
+    const auto sky = scene::find_skybox(s, out);
+    ASSERT_TRUE(sky);
+    EXPECT_EQ(sky->camera, 1u);
+    EXPECT_EQ(sky->scale, 32);
+    EXPECT_EQ(sky->pieces, (std::vector<bool>{false, true, true, true}));
+    // With the camera in the map itself (where players start) there is none.
+    s.entities[0].set("origin", "100 100 8");
+    scene::Entity start;
+    start.set("classname", "info_player_start");
+    start.set("origin", "200 200 10");
+    s.entities.push_back(start);
+    EXPECT_FALSE(scene::find_skybox(s, out));
+}
+
+TEST(SceneSurfaces, MaterialColoursAreStableAndCaseBlind) {
+    EXPECT_EQ(scene::material_color("BRICK/Wall01"), scene::material_color("brick/wall01"));
+    EXPECT_NE(scene::material_color("brick/wall01"), scene::material_color("brick/wall02"));
+    for (double c : scene::material_color("x")) {
+        EXPECT_GE(c, 0);
+        EXPECT_LE(c, 1);
+    }
+}

@@ -27,6 +27,10 @@ namespace lk::scene {
 // Texel coordinate of `p` along a Hammer texture axis: dot(p, axis) / scale + shift.
 double texel(const TextureAxis& a, const Vec3& p);
 
+// The colour pictures and glTF materials give a material where its texture is not at hand:
+// stable across runs and platforms (a hash of its lower-case name), RGB in 0..1.
+std::array<double, 3> material_color(std::string_view material);
+
 // Materials map compilers and engines never draw: tools/* in Source 1 ("tools/toolsnodraw",
 // "TOOLS/TOOLSCLIP"...) and materials/tools/*.vmat in Source 2, case-insensitive.
 bool is_tool_material(std::string_view material);
@@ -56,6 +60,10 @@ struct SurfaceOptions {
     // it every material is default_texture_size square.
     std::function<std::array<double, 2>(std::string_view material)> texture_size;
     double default_texture_size = 512;
+    // Corners of polygons with smoothing groups get the mean normal of the polygons of the same
+    // entity that meet at the corner's position and share a group bit with theirs (Hammer's
+    // smoothing groups, as VRAD lights them). Off: brush faces stay flat.
+    bool smoothing_group_normals = false;
 };
 
 // A polygon soup in world space, in pieces of one brush or one mesh each.
@@ -96,5 +104,24 @@ struct Surfaces {
 };
 
 Surfaces build_surfaces(const Scene& s, const SurfaceOptions& opt = {});
+
+// The 3D skybox of a Source map: the world geometry around a sky_camera that stands apart from
+// the rest of the map. Found from the world pieces alone: pieces whose bounds touch (within one
+// unit) form groups; the smallest group whose bounds hold the camera is the skybox room, and
+// every world piece inside its bounds belongs to it. Nothing is found when there is no
+// sky_camera, when the camera is in no group, when that group is the whole world (a skybox
+// built against the map) or when a player start (info_player_*) is inside it. Build the
+// surfaces with tool materials kept: the room's walls are usually tools/toolsskybox.
+struct Skybox {
+    std::size_t camera = 0;    // the sky_camera: i + 1 = scene.entities[i]
+    Vec3 origin;               // the camera's origin
+    double scale = 16;         // the camera's "scale" key (how much larger the game draws it)
+    Aabb bounds;               // of the skybox pieces
+    std::vector<bool> pieces;  // per Surfaces piece: part of the skybox
+};
+std::optional<Skybox> find_skybox(const Scene& s, const Surfaces& surfaces);
+
+// Bounds of the polygons of one piece.
+Aabb piece_bounds(const Surfaces& surfaces, const Surfaces::Piece& piece);
 
 }  // namespace lk::scene
