@@ -107,5 +107,6 @@ void add_dump_command(CLI::App& app, Context& ctx);
 void add_formats_command(CLI::App& app, Context& ctx);
 void add_geometry_command(CLI::App& app, Context& ctx);
 void add_bsp_command(CLI::App& app, Context& ctx);
+void add_wmb_command(CLI::App& app, Context& ctx);
 
 }  // namespace lk::cli

@@ -232,6 +232,40 @@ CLI::App* add_convert_like(CLI::App& app, Context& ctx, const std::string& name,
 void add_convert_command(CLI::App& app, Context& ctx) {
     add_convert_like(app, ctx, "convert", "Convert IN to OUT (format from OUT's extension)");
     add_convert_like(app, ctx, "decompile", "Alias of convert (e.g. map.bsp map.vmf)");
+
+    // `render MAP -o map.png`: convert to the picture format, with its options up front.
+    struct RenderArgs {
+        std::string file, out, view = "top";
+        int size = 1024;
+        bool tools = false, skybox = false, json = false, quiet = false;
+    };
+    auto r = std::make_shared<RenderArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "render", "A picture of a map: top-down overview (with its overview .txt) or isometric");
+    cmd->add_option("map", r->file, "Input map (any format levelkit reads into a scene)")
+        ->required();
+    cmd->add_option("-o,--output", r->out, "Output .png (default: the map's name, in .)");
+    cmd->add_option("--view", r->view, "top (default) or iso")
+        ->check(CLI::IsMember({"top", "iso"}));
+    cmd->add_option("--size", r->size, "Width in pixels (default 1024)")
+        ->check(CLI::Range(16, 16384));
+    cmd->add_flag("--tools", r->tools, "Draw faces with tool materials too");
+    cmd->add_flag("--skybox", r->skybox, "Draw the 3D skybox too");
+    cmd->add_flag("--json", r->json, "Print a JSON report on stdout");
+    cmd->add_flag("-q,--quiet", r->quiet, "No report on stderr");
+    cmd->callback([r, &ctx] {
+        ConvertArgs a;
+        std::filesystem::path out = r->out;
+        if (out.empty()) out = std::filesystem::path(r->file).stem().string() + ".png";
+        a.files = {r->file, out.string()};
+        a.json = r->json;
+        a.quiet = r->quiet;
+        a.options.set("view", r->view);
+        a.options.set("size", std::to_string(r->size));
+        if (r->tools) a.options.set("tools", "1");
+        if (r->skybox) a.options.set("skybox", "1");
+        run_convert(ctx, a);
+    });
 }
 
 }  // namespace lk::cli

@@ -15,6 +15,7 @@ int run(const std::vector<std::string>& args, const Io& io) {
     add_geometry_command(app, ctx);
     add_formats_command(app, ctx);
     add_bsp_command(app, ctx);
+    add_wmb_command(app, ctx);
     // CLI11 parses argv in reverse order from a vector.
     std::vector<std::string> rev(args.size() > 1 ? args.begin() + 1 : args.end(), args.end());
     std::reverse(rev.begin(), rev.end());

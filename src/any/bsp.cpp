@@ -12,6 +12,7 @@
 #include "levelkit/bsp/map.hpp"
 #include "levelkit/bsp/pak.hpp"
 #include "levelkit/bsp/props.hpp"
+#include "levelkit/convert/bsp_faces.hpp"
 #include "levelkit/convert/bsp_scene.hpp"
 
 namespace lk {
@@ -248,6 +249,22 @@ Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Dia
                               Json& report) {
     const bsp::Bsp* map = handlers::as_bsp(in);
     if (!map) return Diagnostic::error("convert.internal", "the input is not a BSP map");
+    if (opt.for_display && !opt.options.flag("brushes")) {
+        // What the game draws: the compiled faces and displacements.
+        convert::BspFacesReport fr;
+        LK_TRY_ASSIGN(
+            scene::Scene s,
+            convert::bsp_faces_to_scene(
+                *map, diags,
+                convert::BspFacesOptions{.static_props = !opt.options.flag("no-props")}, &fr));
+        s.texture_sizes = convert::bsp_texture_sizes(*map);
+        report["mode"] = "faces";
+        report["faces"] = fr.faces;
+        report["displacements"] = fr.displacements;
+        report["entities"] = fr.entities;
+        report["static_props"] = fr.static_props;
+        return s;
+    }
     convert::BspToSceneOptions o;
     o.merge_detail = !opt.options.flag("no-detail-merge");
     o.faces_mode = opt.options.flag("faces");
@@ -255,6 +272,7 @@ Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Dia
     o.overlays = !opt.options.flag("no-overlays");
     convert::BspToSceneReport rep;
     LK_TRY_ASSIGN(scene::Scene s, convert::bsp_to_scene(*map, diags, o, &rep));
+    s.texture_sizes = convert::bsp_texture_sizes(*map);
     report = report_json(rep, o.faces_mode);
     return s;
 }
@@ -288,6 +306,11 @@ const FormatHandler bsp = {
                        .type = OptionSpec::Type::flag,
                        .default_value = "0",
                        .help = "BSP input: skip overlays"},
+                      {.name = "brushes",
+                       .type = OptionSpec::Type::flag,
+                       .default_value = "0",
+                       .help = "BSP input to a drawn output (glTF, OBJ, picture): the "
+                               "decompiled brushes instead of the compiled faces"},
                   }},
 };
 

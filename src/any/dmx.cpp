@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "handlers.hpp"
+#include "levelkit/convert/dmxmodel_model.hpp"
 #include "levelkit/core/text.hpp"
+#include "levelkit/dmxmodel/dmxmodel.hpp"
 
 namespace lk {
 
@@ -44,7 +46,20 @@ public:
 
     std::string_view format() const override { return "dmx"; }
 
-    Json info() const override { return dmx_info(doc_); }
+    Json info() const override {
+        Json j = dmx_info(doc_);
+        // A model's figures, when the datamodel is one (DmeModel under the root).
+        Diagnostics ignored;
+        if (auto m = dmxmodel::open(doc_, ignored)) {
+            const dmxmodel::Stats s = dmxmodel::stats(*m);
+            j["model"] = {{"version", s.version},     {"meshes", s.meshes},
+                          {"vertices", s.vertices},   {"faces", s.faces},
+                          {"materials", s.materials}, {"joints", s.joints},
+                          {"shapes", s.shapes},       {"controllers", s.controllers},
+                          {"clips", s.clips},         {"frames", s.frames}};
+        }
+        return j;
+    }
 
     Result<Bytes> write() const override { return dmx::write(doc_); }
 
@@ -58,6 +73,12 @@ public:
     void validate(Diagnostics& out) const override {
         if (!doc_.valid(doc_.root) && doc_.size() > 0) {
             out.add(Diagnostic::error("dmx.no-root", "the document has no root element"));
+        }
+        // Models: what studiomdl and ModelDoc expect of them.
+        Diagnostics warnings;
+        if (auto m = dmxmodel::open(doc_, warnings)) {
+            out.add_all(warnings);
+            dmxmodel::validate(*m, out);
         }
     }
 
@@ -97,7 +118,7 @@ Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions& opt) {
     return std::unique_ptr<Document>(std::move(out));
 }
 
-Result<ConvertResult> convert(const Document& in, const ConvertOptions& opt, Diagnostics&) {
+Result<ConvertResult> reencode(const Document& in, const ConvertOptions& opt, Diagnostics&) {
     const auto* src = dynamic_cast<const DmxDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a DMX document");
     return convert_dmx(src->doc(), opt);
@@ -122,6 +143,27 @@ Result<ConvertResult> convert_dmx(const dmx::Document& in, const ConvertOptions&
                 .with_path("format");
         }
         co.format = std::make_pair(format.substr(0, colon), static_cast<int>(*v));
+    }
+    // A model given a new model version: convert its version-dependent parts too (joint index
+    // space, time units, field names, axis system), not only the header.
+    if (co.format && co.format->first == "model" && doc.header.format == "model" &&
+        co.format->second != doc.header.format_version) {
+        dmxmodel::Target t{doc.header.encoding, doc.header.encoding_version, co.format->second};
+        if (auto e = dmx::Encoding::parse(opt.options.text("encoding"))) {
+            t.encoding = e->name;
+            t.encoding_version = e->version;
+        }
+        Diagnostics warnings;
+        LK_TRY(dmxmodel::retarget(doc, t, warnings));
+        ConvertResult r;
+        r.report["encoding"] = fmt::format("{} {}", t.encoding, t.encoding_version);
+        r.report["model_version"] = t.format_version;
+        r.report["warnings"] = warnings.size();
+        dmx::WriteOptions wo;
+        wo.layout_hints = opt.options.flag("dmx-layout-hints");
+        doc.container.gzip = iends_with(opt.output_path.filename().string(), ".gz");
+        r.document = std::make_unique<ConvertedDmx>(std::move(doc), wo);
+        return r;
     }
     std::string encoding;
     const std::string wanted = opt.options.text("encoding");
@@ -184,6 +226,85 @@ std::vector<OptionSpec> dmx_options() {
     };
 }
 
+namespace {
+
+Result<model::Model> to_model(const Document& in, const ConvertOptions&, Diagnostics& diags,
+                              Json& report) {
+    const auto* src = dynamic_cast<const DmxDocument*>(&in);
+    if (!src) return Diagnostic::error("convert.internal", "input is not a DMX document");
+    LK_TRY_ASSIGN(model::Model m, convert::dmx_to_model(src->doc(), diags));
+    std::size_t shapes = 0;
+    for (const model::Mesh& mesh : m.meshes) shapes += mesh.shapes.size();
+    report["meshes"] = m.meshes.size();
+    report["nodes"] = m.nodes.size();
+    report["shapes"] = shapes;
+    report["clips"] = m.clips.size();
+    return m;
+}
+
+Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    auto target = dmxmodel::Target::parse(opt.options.text("target", "source1"));
+    if (!target) {
+        return Diagnostic::error("option.bad-value",
+                                 "--target is source1, source1-legacy or source2")
+            .with_path("target");
+    }
+    // --format model:N and --encoding NAME:V refine the target.
+    const std::string format = opt.options.text("format");
+    if (!format.empty()) {
+        const auto colon = format.rfind(':');
+        const auto v = colon == std::string::npos
+                           ? std::nullopt
+                           : parse_int(std::string_view(format).substr(colon + 1));
+        if (format.substr(0, colon) != "model" || !v || *v < 1 || *v > 100) {
+            return Diagnostic::error("option.bad-value",
+                                     "a model's --format is model:VERSION, e.g. model:22")
+                .with_path("format");
+        }
+        target->format_version = static_cast<int>(*v);
+    }
+    if (const std::string enc = opt.options.text("encoding"); !enc.empty()) {
+        auto e = dmx::Encoding::parse(enc);
+        if (!e) {
+            return Diagnostic::error("option.bad-value", "unknown --encoding '" + enc + "'")
+                .with_path("encoding");
+        }
+        target->encoding = e->name;
+        target->encoding_version = e->version;
+    }
+    convert::ModelToDmxOptions mo;
+    mo.scene_name = opt.input_path.empty() ? "Scene" : opt.input_path.stem().string();
+    LK_TRY_ASSIGN(dmx::Document doc, convert::model_to_dmx(m, *target, diags, mo));
+    ConvertResult r;
+    r.report["encoding"] = fmt::format("{} {}", target->encoding, target->encoding_version);
+    r.report["model_version"] = target->format_version;
+    dmx::WriteOptions wo;
+    wo.layout_hints = false;
+    r.document = std::make_unique<ConvertedDmx>(std::move(doc), wo);
+    return r;
+}
+
+std::vector<OptionSpec> from_model_options() {
+    using T = OptionSpec::Type;
+    return {
+        {.name = "target",
+         .type = T::text,
+         .default_value = "source1",
+         .help = "DMX model output: source1 (binary 5 / model 18), source1-legacy (binary 2 / "
+                 "model 1) or source2 (binary 9 / model 22)",
+         .choices = {"source1", "source1-legacy", "source2"}},
+        {.name = "encoding",
+         .type = T::text,
+         .help = "DMX output encoding: binary:1-9, keyvalues2:1-4 (default: the target's)"},
+        {.name = "format",
+         .type = T::text,
+         .help = "DMX output format NAME:VERSION, e.g. model:22 (default: the target's)"},
+    };
+}
+
+}  // namespace
+
 namespace handlers {
 
 const FormatHandler dmx_format{
@@ -193,13 +314,14 @@ const FormatHandler dmx_format{
     .extensions = {".dmx", ".pcf", ".vtex", ".dmx.gz", ".dmx.txt", ".pcf.txt"},
     .sniff = &sniff,
     .read = &read,
+    .model = {.to = to_model, .from = from_model, .from_options = from_model_options()},
 };
 
 const ConverterHandler dmx_to_dmx{
     .from = "dmx",
     .to = "dmx",
     .description = "re-encode a DMX file",
-    .run = &convert,
+    .run = &reencode,
     .options = dmx_options(),
 };
 

@@ -21,7 +21,11 @@ extern const FormatHandler bsp;
 extern const FormatHandler vmap_format;
 extern const FormatHandler wmp;
 extern const FormatHandler wmp_m;
+extern const FormatHandler wmb;
+extern const FormatHandler smd;
 extern const FormatHandler obj;
+extern const FormatHandler gltf;
+extern const FormatHandler png;
 
 // Hand-written converters (every other pair goes through the scene or the model).
 extern const ConverterHandler vmf_to_vmf;

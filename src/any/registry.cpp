@@ -4,6 +4,7 @@
 
 #include "handlers.hpp"
 #include "levelkit/core/text.hpp"
+#include "levelkit/model/model.hpp"
 
 namespace lk {
 
@@ -11,8 +12,9 @@ const std::vector<const FormatHandler*>& all_formats() {
     static const std::vector<const FormatHandler*> list = {
         // One line per format; detection asks each and keeps the most certain. Inputs first,
         // then formats levelkit only writes.
-        &handlers::vmf,   &handlers::bsp,        &handlers::vmap_format, &handlers::wmp,
-        &handlers::wmp_m, &handlers::dmx_format, &handlers::obj,
+        &handlers::vmf,   &handlers::bsp,  &handlers::vmap_format, &handlers::wmp,
+        &handlers::wmp_m, &handlers::wmb,  &handlers::dmx_format,  &handlers::smd,
+        &handlers::obj,   &handlers::gltf, &handlers::png,
     };
     return list;
 }
@@ -197,6 +199,7 @@ Result<ConvertResult> compose(const NeutralSteps<Neutral>& in_steps,
     opt.progress("convert", 0.1);
     ConvertOptions in_opt = opt;
     in_opt.for_display = out_steps.draws;
+    in_opt.meshes_ok = out_steps.meshes;
     auto neutral = in_steps.to(in, in_opt, diags, report);
     if (!neutral) return std::move(neutral).error();
     if (opt.progress.cancelled()) return Progress::cancelled_error();
@@ -228,7 +231,7 @@ Result<ConvertResult> run_path(const ConversionPath& path, const Document& in,
         case ConversionPath::Via::scene:
             return compose(path.from->scene, path.to->scene, path.to->name, in, opt, diags);
         case ConversionPath::Via::model:
-            return Diagnostic::error("convert.unsupported", "model conversions are not wired yet");
+            return compose(path.from->model, path.to->model, path.to->name, in, opt, diags);
     }
     return Diagnostic::error("convert.internal", "unknown conversion path");
 }

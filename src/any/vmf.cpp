@@ -203,7 +203,8 @@ const FormatHandler vmf{
                                 .type = OptionSpec::Type::text,
                                 .default_value = "crlf",
                                 .help = "VMF output line endings: crlf (as Hammer writes) or lf",
-                                .choices = {"crlf", "lf"}}}},
+                                .choices = {"crlf", "lf"}}},
+              .meshes = false},
 };
 
 const ConverterHandler vmf_to_vmf{

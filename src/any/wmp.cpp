@@ -2,6 +2,7 @@
 // converter (group resolution) and wmp -> wmp (text <-> WMPB with --encoding).
 #include "levelkit/wmp/wmp.hpp"
 #include "handlers.hpp"
+#include "levelkit/convert/scene_wmp.hpp"
 #include "levelkit/convert/wmp_scene.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/wmp/resolve.hpp"
@@ -229,6 +230,34 @@ Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Dia
     return sc;
 }
 
+// Brushes become blocks, meshes closed convex (or capped, or thin) blocks, entities come back from
+// their wmp_* keys (see convert/scene_wmp.hpp). Written as WMP2 text, as WED reopens it.
+Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    convert::SceneToWmpOptions o;
+    o.scale = opt.options.number("wmp-scale").value_or(1.0);
+    if (!opt.output_path.empty()) o.wad = opt.output_path.stem().string() + ".$$w";
+    convert::SceneToWmpReport r;
+    LK_TRY_ASSIGN(wmp::Level level, convert::scene_to_wmp(s, diags, o, &r));
+    ConvertResult out;
+    Json& j = out.report;
+    j["brush_blocks"] = r.brush_blocks;
+    j["solid_blocks"] = r.solid_blocks;
+    j["capped_blocks"] = r.capped_blocks;
+    j["thin_blocks"] = r.thin_blocks;
+    j["merged_faces"] = r.merged_faces;
+    j["split_faces"] = r.split_faces;
+    j["dropped_faces"] = r.dropped_faces;
+    j["invalid_brushes"] = r.invalid_brushes;
+    j["entities"] = r.entities;
+    j["skipped_entities"] = r.skipped_entities;
+    wmp::File f;
+    f.dialect = level.dialect;
+    f.level = std::move(level);
+    out.document = std::make_unique<WmpDocument>(std::move(f), Blob{});
+    return out;
+}
+
 std::vector<OptionSpec> to_scene_options() {
     return {{.name = "wmp-scale",
              .type = OptionSpec::Type::number,
@@ -248,7 +277,10 @@ const FormatHandler wmp{
     .extensions = {".wmp"},
     .sniff = sniff_wmp,
     .read = read_wmp,
-    .scene = {.to = to_scene, .to_options = to_scene_options()},
+    .scene = {.to = to_scene,
+              .to_options = to_scene_options(),
+              .from = from_scene,
+              .from_options = to_scene_options()},
 };
 const FormatHandler wmp_m{
     .name = "wmp_m",

@@ -569,29 +569,27 @@ Result<scene::Scene> bsp_faces_to_scene(const bsp::Bsp& map, Diagnostics& diags,
     return FaceBuilder(map, diags, opt, r).run();
 }
 
-std::function<std::array<double, 2>(std::string_view)> bsp_texture_sizes(const bsp::Bsp& map) {
+std::map<std::string, std::array<double, 2>> bsp_texture_sizes(const bsp::Bsp& map) {
+    std::map<std::string, std::array<double, 2>> sizes;
     auto td = bsp::texdata(map);
     auto names = bsp::texdata_strings(map);
-    if (!td || !names) return {};
-    auto sizes = std::make_shared<std::unordered_map<std::string, std::array<double, 2>>>();
+    if (!td || !names) return sizes;
     for (const bsp::dtexdata_t& t : *td) {
         if (t.nameStringTableID < 0 || std::size_t(t.nameStringTableID) >= names->names.size() ||
             t.width <= 0 || t.height <= 0)
             continue;
         const std::string_view name = names->names[std::size_t(t.nameStringTableID)];
         const std::array<double, 2> size{double(t.width), double(t.height)};
-        sizes->try_emplace(to_lower(name), size);
-        sizes->try_emplace(to_lower(unpatch_material(name)), size);
+        sizes.try_emplace(to_lower(name), size);
+        sizes.try_emplace(to_lower(unpatch_material(name)), size);
     }
-    return [sizes](std::string_view material) {
-        auto it = sizes->find(to_lower(material));
-        return it == sizes->end() ? std::array<double, 2>{0, 0} : it->second;
-    };
+    return sizes;
 }
 
 Result<scene::Scene> bsp_drawable_scene(const bsp::Bsp& map, bool brushes, Diagnostics& diags) {
-    if (brushes) return bsp_to_scene(map, diags);
-    return bsp_faces_to_scene(map, diags);
+    auto s = brushes ? bsp_to_scene(map, diags) : bsp_faces_to_scene(map, diags);
+    if (s) s->texture_sizes = bsp_texture_sizes(map);
+    return s;
 }
 
 }  // namespace lk::convert

@@ -1,4 +1,5 @@
 #include "levelkit/convert/scene_wmp.hpp"
+#include "levelkit/core/numbers.hpp"
 
 #include <fmt/format.h>
 
@@ -330,7 +331,7 @@ private:
         static constexpr const char* kColours[] = {
             "wmp_fog1", "wmp_fog2", "wmp_fog3", "wmp_fog4", "wmp_sun_color", "wmp_ambient_color"};
         for (std::size_t i = 0; i < 6; ++i) {
-            if (auto c = scene::parse_vec3(w.get(kColours[i]))) li.colors[i] = {c->x, c->y, c->z};
+            if (auto c = lk::parse_vec3(w.get(kColours[i]))) li.colors[i] = {c->x, c->y, c->z};
         }
         auto byte_colour = [&](const scene::Entity* e, std::string_view key, std::size_t slot) {
             if (!e || !w.get(kColours[slot]).empty()) return;
@@ -854,7 +855,7 @@ private:
         if (const std::string v = key_or(e, "wmp_path"); !v.empty()) m.path = v;
         if (const std::string v = key_or(e, "wmp_string2"); !v.empty()) m.string2 = v;
         wmp::Transform t = placement(e);
-        if (auto sc = scene::parse_vec3(e.get("wmp_scale"))) {
+        if (auto sc = lk::parse_vec3(e.get("wmp_scale"))) {
             t.scale = *sc;
         } else if (auto s = key_num(e, "modelscale")) {
             t.scale = {*s, *s, *s};
@@ -880,9 +881,9 @@ private:
 
     void add_light(const scene::Entity& e) {
         wmp::Light l;
-        if (auto c = scene::parse_vec3(e.get("wmp_color"))) {
+        if (auto c = lk::parse_vec3(e.get("wmp_color"))) {
             l.color = {c->x, c->y, c->z};
-        } else if (auto c2 = scene::parse_vec3(e.get("_light"))) {
+        } else if (auto c2 = lk::parse_vec3(e.get("_light"))) {
             l.color = {c2->x * 100 / 255, c2->y * 100 / 255, c2->z * 100 / 255};
         }
         l.range = key_num(e, "wmp_range").value_or(key_num(e, "_distance").value_or(0) / k_);
@@ -909,8 +910,8 @@ private:
     void add_region(const scene::Entity& e) {
         wmp::Region g;
         g.name = name_of(e);
-        g.mins = scene::parse_vec3(e.get("wmp_mins")).value_or(Vec3{});
-        g.maxs = scene::parse_vec3(e.get("wmp_maxs")).value_or(Vec3{});
+        g.mins = lk::parse_vec3(e.get("wmp_mins")).value_or(Vec3{});
+        g.maxs = lk::parse_vec3(e.get("wmp_maxs")).value_or(Vec3{});
         g.flags = static_cast<std::uint32_t>(parse_hex(e.get("wmp_flags")).value_or(0));
         lv_.regions.push_back(g);
         // WED places a region's object at the centre of its (world-space) box.

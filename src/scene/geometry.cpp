@@ -136,10 +136,14 @@ private:
     }
 
     std::array<double, 2> size_of(const std::string& name) {
-        if (!opt_.texture_size) return {opt_.default_texture_size, opt_.default_texture_size};
+        if (!opt_.texture_size && s_.texture_sizes.empty())
+            return {opt_.default_texture_size, opt_.default_texture_size};
         auto [it, added] = sizes_.try_emplace(name);
         if (added) {
-            it->second = opt_.texture_size(name);
+            const auto known = s_.texture_sizes.find(to_lower(name));
+            it->second = known != s_.texture_sizes.end() ? known->second
+                         : opt_.texture_size             ? opt_.texture_size(name)
+                                                         : std::array<double, 2>{0, 0};
             for (double& v : it->second) {
                 if (!(v > 0)) v = opt_.default_texture_size;
             }
@@ -168,9 +172,23 @@ private:
         if (p.polygon_count == 0) out_.pieces.pop_back();
     }
 
-    void corner(const Vec3& p, const Vec3& n, std::array<double, 2> uv) {
+    // Every corner normal is a unit vector (glTF requires it): a normal read from a file may be
+    // zero, denormal or not finite and a degenerate polygon has no area vector; those corners
+    // fall back to the given polygon normal, else to +Z.
+    static Vec3 unit_normal(const Vec3& n, const Vec3& fallback) {
+        for (const Vec3& v : {n, fallback}) {
+            const double l2 = dot(v, v);
+            if (!std::isfinite(l2) || l2 < 1e-24) continue;
+            if (std::abs(l2 - 1) < 1e-9) return v;
+            const double l = std::sqrt(l2);
+            return {v.x / l, v.y / l, v.z / l};
+        }
+        return {0, 0, 1};
+    }
+
+    void corner(const Vec3& p, const Vec3& n, std::array<double, 2> uv, const Vec3& fallback = {}) {
         out_.positions.push_back(p);
-        out_.normals.push_back(n);
+        out_.normals.push_back(unit_normal(n, fallback));
         out_.uvs.push_back(uv);
         if (any_color_) out_.colors.push_back({1, 1, 1, 1});
     }
@@ -296,16 +314,14 @@ private:
             for (std::uint32_t k = 0; k < f.count; ++k) {
                 const std::size_t c = std::size_t{f.first} + k;
                 const Vec3& p = pts_[k];
-                const Vec3 n = c < m.normals.size() && m.normals[c] != Vec3{}
-                                   ? normalize(m.normals[c])
-                                   : flat_n;
+                const Vec3 n = c < m.normals.size() ? m.normals[c] : flat_n;
                 std::array<double, 2> uv{0, 0};
                 if (c < m.uvs.size()) {
                     uv = m.uvs[c];
                 } else if (axes) {
                     uv = {texel(f.u, p) / size[0], texel(f.v, p) / size[1]};
                 }
-                corner(p, n, uv);
+                corner(p, n, uv, flat_n);
                 if (has_colors && c < m.colors.size()) out_.colors.back() = m.colors[c];
             }
             end_polygon(material(mat_name), 0);

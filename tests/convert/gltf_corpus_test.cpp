@@ -28,6 +28,7 @@
 #include "levelkit/convert/scene_gltf.hpp"
 #include "levelkit/convert/scene_vmap.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
+#include "levelkit/convert/wmb_scene.hpp"
 #include "levelkit/convert/wmp_scene.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/dmx/io.hpp"
@@ -35,6 +36,7 @@
 #include "levelkit/scene/geometry.hpp"
 #include "levelkit/vmap/vmap.hpp"
 #include "levelkit/vmf/vmf.hpp"
+#include "levelkit/wmb/wmb.hpp"
 #include "levelkit/wmp/wmp.hpp"
 #include "support/corpus.hpp"
 
@@ -473,7 +475,7 @@ TEST(GltfCorpus, BspMapsAsBrushes) {
         Diagnostics d;
         auto s = convert::bsp_drawable_scene(*map, true, d);
         EXPECT_TRUE(s) << p << ": " << s.error().to_string();
-        if (s) c.check(p, *s, nullptr, convert::bsp_texture_sizes(*map));
+        if (s) c.check(p, *s);  // the scene carries the texdata sizes
     }
     c.finish();
 }
@@ -517,6 +519,26 @@ TEST(GltfCorpus, GamestudioMaps) {
             continue;
         }
         auto s = convert::wmp_to_scene(f->level, d);
+        EXPECT_TRUE(s) << p << ": " << s.error().to_string();
+        if (s) c.check(p, *s);
+    }
+    c.finish();
+}
+
+// Compiled Gamestudio levels: the WMB's own polygons (blocks and WMB7 meshes) with its objects.
+TEST(GltfCorpus, WmbLevels) {
+    LK_REQUIRE_CORPUS();
+    Checker c("wmb");
+    for (const fs::path& p : test::corpus_files("wmp", {".wmb"})) {
+        auto blob = Blob::map_file(p);
+        ASSERT_TRUE(blob);
+        Diagnostics d;
+        auto f = wmb::read(*blob, d);
+        if (!f) {
+            c.unreadable(p, f.error().to_string());
+            continue;
+        }
+        auto s = convert::wmb_to_scene(*f, d);
         EXPECT_TRUE(s) << p << ": " << s.error().to_string();
         if (s) c.check(p, *s);
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "levelkit/core/geometry.hpp"
+#include "levelkit/core/numbers.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/scene/scene.hpp"
 
@@ -90,8 +91,8 @@ inline EntityMatch match_entities(const scene::Scene& src, const scene::Scene& d
         if (o && round_source) *o = {std::round(o->x), std::round(o->y), std::round(o->z)};
         std::optional<Vec3> lo, hi;
         if (region) {
-            lo = scene::parse_vec3(e.get("wmp_mins"));
-            hi = scene::parse_vec3(e.get("wmp_maxs"));
+            lo = lk::parse_vec3(e.get("wmp_mins"));
+            hi = lk::parse_vec3(e.get("wmp_maxs"));
             if (!lo || !hi) continue;
         } else if (!o) {
             continue;
@@ -103,8 +104,8 @@ inline EntityMatch match_entities(const scene::Scene& src, const scene::Scene& d
             if (used[i]) continue;
             const scene::Entity& c = dst.entities[i];
             if (region) {
-                auto clo = scene::parse_vec3(c.get("wmp_mins"));
-                auto chi = scene::parse_vec3(c.get("wmp_maxs"));
+                auto clo = lk::parse_vec3(c.get("wmp_mins"));
+                auto chi = lk::parse_vec3(c.get("wmp_maxs"));
                 found = c.classname() == "trigger_multiple" && clo && chi && near(*clo, *lo, tol) &&
                         near(*chi, *hi, tol);
             } else {
@@ -118,7 +119,7 @@ inline EntityMatch match_entities(const scene::Scene& src, const scene::Scene& d
             double best = INFINITY;
             std::string best_at;
             for (const scene::Entity& c : dst.entities) {
-                auto co = region ? scene::parse_vec3(c.get("wmp_mins")) : c.origin();
+                auto co = region ? lk::parse_vec3(c.get("wmp_mins")) : c.origin();
                 const auto ref = region ? lo : o;
                 if (!co || entity_file(c) != file || c.classname() != e.classname()) continue;
                 if (distance(*co, *ref) < best) {

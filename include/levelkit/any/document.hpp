@@ -77,6 +77,9 @@ struct ConvertOptions {
     // Set when the consumer draws the neutral form (OBJ, glTF, pictures) rather than editing
     // it: producers then give what the game shows (a BSP's compiled faces, not its brushes).
     bool for_display = false;
+    // Cleared when the consumer cannot hold meshes (VMF): producers then give brushes where
+    // they can rebuild them (a WMB's world).
+    bool meshes_ok = true;
 };
 
 // A file written next to the output (an OBJ's .mtl, a .gltf's .bin, animation SMDs).
@@ -103,6 +106,7 @@ struct NeutralSteps {
                                   Diagnostics& diags) = nullptr;
     std::vector<OptionSpec> from_options;
     bool draws = false;  // `from` draws the neutral form (sets ConvertOptions::for_display)
+    bool meshes = true;  // `from` can hold meshes (clears ConvertOptions::meshes_ok if not)
 };
 
 struct FormatHandler {

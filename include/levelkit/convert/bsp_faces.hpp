@@ -26,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string_view>
 
 #include "levelkit/bsp/bsp.hpp"
@@ -59,13 +60,12 @@ Result<scene::Scene> bsp_faces_to_scene(const bsp::Bsp& map, Diagnostics& diags,
                                         BspFacesReport* report = nullptr);
 
 // The scene to draw or export a BSP from: its compiled faces (bsp_faces_to_scene), or with
-// `brushes` its decompiled brushes (bsp_to_scene).
+// `brushes` its decompiled brushes (bsp_to_scene), carrying the texdata sizes.
 Result<scene::Scene> bsp_drawable_scene(const bsp::Bsp& map, bool brushes, Diagnostics& diags);
 
-// Texture sizes the map's texdata records, by material name (case-insensitive; cubemap-patched
-// names are also found under the material they patch), {0, 0} for others: for
-// GltfOptions::texture_size_of / SurfaceOptions::texture_size when exporting decompiled brushes,
-// whose scene does not carry them. Empty function when the texdata lumps do not parse.
-std::function<std::array<double, 2>(std::string_view)> bsp_texture_sizes(const bsp::Bsp& map);
+// Texture sizes the map's texdata records, by lower-case material name (cubemap-patched names
+// also under the material they patch), for scene::Scene::texture_sizes. Empty when the texdata
+// lumps do not parse.
+std::map<std::string, std::array<double, 2>> bsp_texture_sizes(const bsp::Bsp& map);
 
 }  // namespace lk::convert

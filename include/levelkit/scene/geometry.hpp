@@ -56,8 +56,8 @@ struct SurfaceOptions {
     BrushPolygonOptions polygons;
     // Leave out faces whose material is_tool_material (nodraw, skip, hint, clip, triggers...).
     bool skip_tool_materials = false;
-    // Texels per texture repeat (width, height) of a material; UVs are texels / size. Without
-    // it every material is default_texture_size square.
+    // Texels per texture repeat (width, height) of a material; UVs are texels / size. Sizes the
+    // scene knows (Scene::texture_sizes) come first; then this; then default_texture_size.
     std::function<std::array<double, 2>(std::string_view material)> texture_size;
     double default_texture_size = 512;
     // Corners of polygons with smoothing groups get the mean normal of the polygons of the same

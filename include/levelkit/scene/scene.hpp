@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -175,6 +176,10 @@ struct Scene {
     // choice (VMF: older Hammer builds read only commas); 0 = the source did not say.
     char output_separator = 0;
     std::vector<KeyValue> metadata;
+    // Texture sizes in texels (width, height) the source knows, by lower-case material name (a
+    // BSP's texdata, a WMB's embedded textures). Consumers take texture coordinates from them
+    // before any size they are given.
+    std::map<std::string, std::array<double, 2>> texture_sizes;
 };
 
 // Counts for reports.
