@@ -86,7 +86,7 @@ void add_formats_command(CLI::App& app, Context& ctx) {
             ctx.json_line(j);
             return;
         }
-        std::string text = "formats (read / to scene / from scene):\n";
+        std::string text = "formats (r: read, s: to scene, S: from scene, m: model to/from):\n";
         for (const FormatHandler* f : all_formats()) {
             std::string exts;
             for (auto e : f->extensions)

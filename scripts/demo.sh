@@ -11,6 +11,7 @@ out="$root/build/demo"
 mkdir -p "$out"
 sample="$root/samples/demo.vmf"
 level="$root/samples/demo.wmp"
+model="$root/samples/demo.smd"
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -48,3 +49,22 @@ step "Gamestudio: samples/demo.wmp read, round trip, group resolution to \$\$M, 
 "$lk" convert "$level" "$out/demo.\$\$M"
 "$lk" convert "$level" "$out/demo_from_wmp.vmf"
 "$lk" validate "$out/demo_from_wmp.vmf"
+
+step "levelkit convert: VMF -> glTF 2.0 (binary .glb: opens in Blender, a browser, a game engine)"
+"$lk" convert "$sample" "$out/demo.glb"
+
+step "levelkit render: pictures without a GPU (isometric; top-down overview with its .txt)"
+"$lk" render "$sample" -o "$out/demo_iso.png" --view iso
+"$lk" render "$sample" -o "$out/demo_overview.png" --view top
+
+step "Models: samples/demo.smd (a crate with a lid bone) -> DMX model (binary 5 / model 18) -> SMD"
+"$lk" info "$model"
+"$lk" convert "$model" "$out/demo_model.dmx"
+"$lk" info "$out/demo_model.dmx"
+"$lk" validate "$out/demo_model.dmx"
+"$lk" convert "$out/demo_model.dmx" "$out/demo_model.smd"
+
+step "levelkit formats: every format and the conversions the graph runs between them"
+"$lk" formats
+
+printf '\nOutputs are in %s\n' "$out"
