@@ -96,7 +96,10 @@ Result<Options> check_options(const Options& given, std::span<const OptionSpec* 
         return names.empty() ? std::string("none") : names;
     };
     Options out;
-    for (const auto& [name, value] : given.values()) {
+    for (const auto& given_value : given.values()) {
+        // (No structured bindings: lambdas below capture these, which clang 14 refuses.)
+        const auto& name = given_value.first;
+        const auto& value = given_value.second;
         const OptionSpec* spec = find(name);
         if (!spec) {
             return Diagnostic::error("option.unknown",
