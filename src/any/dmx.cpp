@@ -39,6 +39,15 @@ Json dmx_info(const dmx::Document& doc) {
 
 namespace {
 
+// "NAME:VERSION" (--format vmap:29, model:22); nullopt when malformed.
+std::optional<std::pair<std::string, int>> format_spec(std::string_view text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    const auto v = parse_int(text.substr(colon + 1));
+    if (!v || *v < 0 || *v > INT32_MAX) return std::nullopt;
+    return std::make_pair(std::string(text.substr(0, colon)), static_cast<int>(*v));
+}
+
 class DmxDocument final : public Document {
 public:
     DmxDocument(dmx::Document doc, Blob source)
@@ -133,16 +142,12 @@ Result<ConvertResult> convert_dmx(const dmx::Document& in, const ConvertOptions&
     co.demote_prefix = opt.options.flag("dmx-demote-prefix");
     const std::string format = opt.options.text("format");
     if (!format.empty()) {
-        const auto colon = format.rfind(':');
-        const auto v = colon == std::string::npos
-                           ? std::nullopt
-                           : parse_int(std::string_view(format).substr(colon + 1));
-        if (colon == 0 || !v || *v < 0 || *v > INT32_MAX) {
+        co.format = format_spec(format);
+        if (!co.format) {
             return Diagnostic::error("option.bad-value",
                                      "--format expects NAME:VERSION, e.g. vmap:29")
                 .with_path("format");
         }
-        co.format = std::make_pair(format.substr(0, colon), static_cast<int>(*v));
     }
     // A model given a new model version: convert its version-dependent parts too (joint index
     // space, time units, field names, axis system), not only the header.
@@ -253,16 +258,13 @@ Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& op
     // --format model:N and --encoding NAME:V refine the target.
     const std::string format = opt.options.text("format");
     if (!format.empty()) {
-        const auto colon = format.rfind(':');
-        const auto v = colon == std::string::npos
-                           ? std::nullopt
-                           : parse_int(std::string_view(format).substr(colon + 1));
-        if (format.substr(0, colon) != "model" || !v || *v < 1 || *v > 100) {
+        const auto spec = format_spec(format);
+        if (!spec || spec->first != "model" || spec->second < 1 || spec->second > 100) {
             return Diagnostic::error("option.bad-value",
                                      "a model's --format is model:VERSION, e.g. model:22")
                 .with_path("format");
         }
-        target->format_version = static_cast<int>(*v);
+        target->format_version = spec->second;
     }
     if (const std::string enc = opt.options.text("encoding"); !enc.empty()) {
         auto e = dmx::Encoding::parse(enc);

@@ -295,7 +295,7 @@ Result<void> BinaryWriter::run() {
         } else {
             cstring(e.name, where);
         }
-        const Guid g = e.has_id() ? e.id : generated_id(doc_, r);
+        const Guid g = e.has_id() || e.id_invented() ? e.id : generated_id(doc_, r);
         w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(g.bytes.data()), 16));
     }
     for (ElementRef r : order) {

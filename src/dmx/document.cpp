@@ -204,9 +204,10 @@ std::string element_label(const Document& d, ElementRef r) {
     return "element[" + std::to_string(r.index) + "] " + std::string(e.type.str());
 }
 
-std::optional<std::string> compare_element(
-    const Document& a, ElementRef ra, const Document& b, ElementRef rb,
-    const std::function<bool(ElementRef, ElementRef)>& same) {
+std::optional<std::string> compare_element(const Document& a, ElementRef ra, const Document& b,
+                                           ElementRef rb,
+                                           const std::function<bool(ElementRef, ElementRef)>& same,
+                                           bool exact_ids) {
     const Element& x = a[ra];
     const Element& y = b[rb];
     const std::string where = element_label(a, ra);
@@ -215,6 +216,8 @@ std::optional<std::string> compare_element(
     if (x.name != y.name) return where + ": name differs";
     // An element without an id (keyvalues2_noids) gets a new one when written with ids.
     if (x.has_id() && y.has_id() && x.id != y.id) return where + ": id differs";
+    if (exact_ids && x.has_id() != y.has_id())
+        return where + (x.has_id() ? ": id missing in the second" : ": id added in the second");
     if (x.attributes.size() != y.attributes.size()) return where + ": attribute count differs";
     for (std::size_t i = 0; i < x.attributes.size(); ++i) {
         const Attribute& p = x.attributes[i];
@@ -244,7 +247,7 @@ bool same_header(const Document& a, const Document& b) {
 
 }  // namespace
 
-std::optional<std::string> compare(const Document& a, const Document& b) {
+std::optional<std::string> compare(const Document& a, const Document& b, bool exact_ids) {
     if (!same_header(a, b)) return "format differs";
     if (a.size() != b.size()) return "element count differs";
     if (a.root != b.root) return "root differs";
@@ -252,12 +255,12 @@ std::optional<std::string> compare(const Document& a, const Document& b) {
     auto same = [](ElementRef x, ElementRef y) { return x == y; };
     for (std::size_t i = 0; i < a.size(); ++i) {
         const ElementRef r{static_cast<std::int32_t>(i)};
-        if (auto d = compare_element(a, r, b, r, same)) return d;
+        if (auto d = compare_element(a, r, b, r, same, exact_ids)) return d;
     }
     return std::nullopt;
 }
 
-std::optional<std::string> compare_graphs(const Document& a, const Document& b) {
+std::optional<std::string> compare_graphs(const Document& a, const Document& b, bool exact_ids) {
     if (!same_header(a, b)) return "format differs";
     // Pair elements up by walking both graphs in lockstep; a mismatch in pairing is a difference.
     std::vector<std::int32_t> map_ab(a.size(), -1), map_ba(b.size(), -1);
@@ -280,7 +283,7 @@ std::optional<std::string> compare_graphs(const Document& a, const Document& b) 
     auto drain = [&]() -> std::optional<std::string> {
         while (done < work.size()) {
             auto [x, y] = work[done++];
-            if (auto d = compare_element(a, x, b, y, pair_up)) return d;
+            if (auto d = compare_element(a, x, b, y, pair_up, exact_ids)) return d;
         }
         return std::nullopt;
     };

@@ -70,8 +70,6 @@ std::vector<std::string_view> needed_strings(const Document& doc,
 // The string table for writing.
 std::vector<std::string> binary_string_table(const Document& doc,
                                              const std::vector<ElementRef>& order, int version);
-// Deterministic GUID for an element that has none (keyvalues2_noids input).
-Guid generated_id(const Document& doc, ElementRef e);
 
 // Describes the document's binary layout as a `// levelkit-binary` hint for kv2 output, given
 // the kv2 text ordinal of each element (or -1). Empty when Valve's defaults reproduce it.

@@ -180,6 +180,12 @@ Result<Document> read(ByteSpan data, const ReadOptions& opt) {
             .at_line(1, 1)
             .with_path("header");
     }
+    // Ids levelkit invented when it wrote the file are recognised and marked, so the elements
+    // read back as the id-less elements they were (document.hpp, Element::id_invented).
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        Element& e = doc[ElementRef{static_cast<std::int32_t>(i)}];
+        if (e.has_id() && !e.external() && is_generated_id(e.id)) e.set_invented_id(e.id);
+    }
     return doc;
 }
 

@@ -137,10 +137,14 @@ void Kv2Writer::plan() {
 bool Kv2Writer::writes_id(ElementRef e) const {
     if (noids_) return false;
     const Element& el = doc_[e];
-    if (el.has_id() || all_ids_) return true;
+    if (el.has_id()) return true;
     // An element without id can stay without one only where nothing refers to it by id.
     const auto i = static_cast<std::size_t>(e.index);
-    return refcount_[i] > (inline_ref_[i] < 0 ? 0 : 1);
+    if (refcount_[i] > (inline_ref_[i] < 0 ? 0 : 1)) return true;
+    // A fresh layout writes an id line for every element as Valve's tools do, except where the
+    // source had none: the prefix element (Valve writes it without one) and elements whose id
+    // levelkit invented for a binary encoding.
+    return all_ids_ && !el.id_invented() && e != doc_.prefix;
 }
 
 void Kv2Writer::append_id(ElementRef e) {
@@ -148,7 +152,7 @@ void Kv2Writer::append_id(ElementRef e) {
     if (!el.id_text.empty()) {
         out_ += el.id_text;
     } else {
-        (el.has_id() ? el.id : generated_id(doc_, e)).append_to(out_);
+        (el.has_id() || el.id_invented() ? el.id : generated_id(doc_, e)).append_to(out_);
     }
 }
 

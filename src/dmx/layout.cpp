@@ -13,7 +13,7 @@ constexpr std::string_view kPrefixAttribute = "$prefix_attribute$";
 bool in_binary_index(const Document& doc, ElementRef e) {
     const Element* el = doc.get(e);
     if (!el || el->external()) return false;
-    return !(e == doc.prefix && !el->has_id());
+    return !(e == doc.prefix && !el->has_id() && !el->id_invented());
 }
 
 std::vector<ElementRef> policy_order(const Document& doc, BinaryLayout::ElementOrder policy) {
@@ -237,9 +237,26 @@ std::vector<std::string> binary_string_table(const Document& doc,
     return out;
 }
 
+}  // namespace lk::dmx::detail
+
+namespace lk::dmx {
+
+namespace {
+// FNV-1a, 32 bits, over the mark's twelve bytes, seeded with a constant of levelkit's.
+std::uint32_t generated_check(const Guid& g) {
+    std::uint32_t h = 0x811c9dc5u ^ 0x6c6b6964u;  // "lkid"
+    for (std::size_t i = 0; i < 12; ++i) {
+        h ^= g.bytes[i];
+        h *= 0x01000193u;
+    }
+    return h;
+}
+}  // namespace
+
 Guid generated_id(const Document& doc, ElementRef e) {
-    // FNV-1a over the format, the element's index and class, spread to 16 bytes; marked as a
-    // version-4 (random) UUID. Deterministic so repeated conversions give the same bytes.
+    // FNV-1a over the format, the element's index and class, spread to twelve bytes; then the
+    // version/variant bits of an RFC 9562 version-8 UUID (byte 7 holds the version nibble in
+    // the little-endian GUID layout the binary encoding stores) and the checksum.
     std::uint64_t h = 0xcbf29ce484222325ull;
     auto mix = [&](std::string_view s) {
         for (unsigned char c : s) {
@@ -249,16 +266,27 @@ Guid generated_id(const Document& doc, ElementRef e) {
     };
     mix(doc.header.format);
     mix(std::to_string(e.index));
-    mix(doc[e].type.str());
+    mix(doc.valid(e) ? doc[e].type.str() : std::string_view{});
     Guid g;
-    for (int i = 0; i < 16; ++i) {
+    for (std::size_t i = 0; i < 12; ++i) {
         h ^= h >> 29;
         h *= 0xbf58476d1ce4e5b9ull;
-        g.bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(h >> 56);
+        g.bytes[i] = static_cast<std::uint8_t>(h >> 56);
     }
-    g.bytes[7] = static_cast<std::uint8_t>((g.bytes[7] & 0x0F) | 0x40);
+    g.bytes[7] = static_cast<std::uint8_t>((g.bytes[7] & 0x0F) | 0x80);
     g.bytes[8] = static_cast<std::uint8_t>((g.bytes[8] & 0x3F) | 0x80);
+    const std::uint32_t c = generated_check(g);
+    for (std::size_t i = 0; i < 4; ++i) g.bytes[12 + i] = static_cast<std::uint8_t>(c >> (8 * i));
     return g;
 }
 
-}  // namespace lk::dmx::detail
+bool is_generated_id(const Guid& g) {
+    if ((g.bytes[7] & 0xF0) != 0x80 || (g.bytes[8] & 0xC0) != 0x80) return false;
+    const std::uint32_t c = generated_check(g);
+    for (std::size_t i = 0; i < 4; ++i) {
+        if (g.bytes[12 + i] != static_cast<std::uint8_t>(c >> (8 * i))) return false;
+    }
+    return true;
+}
+
+}  // namespace lk::dmx

@@ -95,10 +95,23 @@ public:
     void set_id(const Guid& g) {
         id = g;
         has_id_ = true;
+        id_invented_ = false;
     }
     void clear_id() {
         id = {};
         has_id_ = false;
+        id_invented_ = false;
+    }
+    // An id that levelkit derived because an encoding needed one where the source had none
+    // (binary stores an id for every element; keyvalues2 and keyvalues2_noids need not). Such
+    // ids carry a mark that readers recognise (dmx::is_generated_id): the element keeps the
+    // bytes, so it writes back identically, but has_id() is false, so it compares, converts and
+    // writes to keyvalues2 as the element without an id that it was.
+    bool id_invented() const { return id_invented_; }
+    void set_invented_id(const Guid& g) {
+        id = g;
+        has_id_ = false;
+        id_invented_ = true;
     }
     bool external() const { return external_; }
 
@@ -142,6 +155,7 @@ private:
     friend class Document;
     SymbolTable* symbols_ = nullptr;
     bool has_id_ = false;
+    bool id_invented_ = false;
     bool external_ = false;
 };
 
@@ -305,12 +319,21 @@ private:
 };
 
 // Structural equality: header format, root/prefix, every element (class, name, GUID, external)
-// and attribute (name, order, type, value) compared index by index. Layout state is ignored, and
-// an element without an id (keyvalues2_noids) matches any id.
+// and attribute (name, order, type, value) compared index by index. Layout state is ignored.
+// By default an element without an id (keyvalues2_noids) matches any id; with exact_ids an id
+// must be present on both sides or on neither (value-exact re-encoding).
 // On difference returns a path like "element[12] CMapMesh/attribute 'origin': values differ".
-std::optional<std::string> compare(const Document& a, const Document& b);
+std::optional<std::string> compare(const Document& a, const Document& b, bool exact_ids = false);
 // Like compare() but matches elements by walking both graphs from their roots (and prefixes),
 // so documents whose element order differs (binary vs keyvalues2) compare equal.
-std::optional<std::string> compare_graphs(const Document& a, const Document& b);
+std::optional<std::string> compare_graphs(const Document& a, const Document& b,
+                                          bool exact_ids = false);
+
+// The deterministic id levelkit gives an element that has none when an encoding needs one
+// (derived from the document's format, the element's index and class; never random), and
+// whether an id is one of those: a version-8 (RFC 9562 custom) UUID whose last four bytes are a
+// checksum of the first twelve. Valve's tools write version-4 ids, so no real id is mistaken.
+Guid generated_id(const Document& doc, ElementRef e);
+bool is_generated_id(const Guid& g);
 
 }  // namespace lk::dmx
