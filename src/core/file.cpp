@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <string>
 
 namespace lk {
 
@@ -125,13 +128,42 @@ Result<Bytes> read_file(const std::filesystem::path& path) {
     return out;
 }
 
+namespace {
+
+// Temporaries are named ".NAME.lk-PID-XXXXXX". One whose process no longer exists was left by a
+// write that was killed (SIGKILL, a second Ctrl-C, a crash); the next write to NAME removes it.
+// Temporaries of running processes (another levelkit writing the same output) are left alone.
+void remove_stale_temporaries(const std::filesystem::path& dir, const std::string& name) {
+    const std::string prefix = "." + name + ".lk-";
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const std::string f = it->path().filename().string();
+        if (f.size() <= prefix.size() || f.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string rest = f.substr(prefix.size());
+        const auto dash = rest.find('-');
+        if (dash == 0 || dash == std::string::npos || dash > 9 || rest.size() - dash != 7) continue;
+        long pid = 0;
+        bool digits = true;
+        for (std::size_t i = 0; i < dash; ++i) {
+            if (rest[i] < '0' || rest[i] > '9') digits = false;
+            pid = pid * 10 + (rest[i] - '0');
+        }
+        if (!digits || pid <= 0 || pid == static_cast<long>(::getpid())) continue;
+        if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+    }
+}
+
+}  // namespace
+
 Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data) {
     std::filesystem::path dir = path.parent_path();
     if (dir.empty()) dir = ".";
+    remove_stale_temporaries(dir, path.filename().string());
     std::string tmpl = dir.string();
     tmpl += "/.";
     tmpl += path.filename().string();
-    tmpl += ".lk-XXXXXX";
+    tmpl += fmt::format(".lk-{}-XXXXXX", static_cast<long>(::getpid()));
     int raw = ::mkstemp(tmpl.data());
     if (raw < 0) return io_error("io.create", path, "create a temporary file next to it", errno);
     Fd fd(raw);

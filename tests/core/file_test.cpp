@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "levelkit/core/file.hpp"
@@ -39,6 +40,32 @@ TEST(File, FailedWriteLeavesNothing) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().file, p.string());
     EXPECT_FALSE(std::filesystem::exists(p));
+}
+
+// A temporary left by a killed write (its process gone) is removed by the next write to the
+// same output; one of a live process is not.
+TEST(File, NextWriteRemovesTemporariesOfKilledWrites) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("lk-file-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ASSERT_GT(child, 0);
+    ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+    const auto stale = dir / (".out.vmf.lk-" + std::to_string(child) + "-a1b2c3");
+    const auto live = dir / (".out.vmf.lk-" + std::to_string(::getppid()) + "-d4e5f6");
+    const auto other = dir / (".other.vmf.lk-" + std::to_string(child) + "-a1b2c3");
+    for (const auto& p : {stale, live, other})
+        ASSERT_TRUE(write_file_atomic(p, std::string_view("x")));
+    ASSERT_TRUE(write_file_atomic(dir / "out.vmf", std::string_view("new")));
+    EXPECT_FALSE(std::filesystem::exists(stale));
+    EXPECT_TRUE(std::filesystem::exists(live));
+    EXPECT_TRUE(std::filesystem::exists(other));
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+    EXPECT_EQ(entries, 3u);  // out.vmf, the live and the other output's temporaries
+    std::filesystem::remove_all(dir);
 }
 
 TEST(File, MissingFileIsIoError) {
