@@ -410,13 +410,15 @@ void Writer::attach_geometry(const Group& g, const Vec3& origin, Json& node) {
     }
     // Far from the node's origin, float32 positions lose the 1/1000-unit precision: cut the
     // geometry into cubes of kChunkSize units, each a child node at its cube's centre.
+    // (Cube indices are clamped: damaged input can put a polygon at 1e30 units or NaN.)
+    auto cube = [](double v) -> std::int64_t {
+        const double f = std::floor(v / kChunkSize);
+        return std::isfinite(f) ? std::int64_t(std::clamp(f, -1e15, 1e15)) : 0;
+    };
     std::map<std::array<std::int64_t, 3>, std::vector<Poly>> chunks;
     for (const Poly& p : polys) {
         const Vec3 c = winding_center(surf_.polygon(p.index));
-        chunks[{std::int64_t(std::floor(c.x / kChunkSize)),
-                std::int64_t(std::floor(c.y / kChunkSize)),
-                std::int64_t(std::floor(c.z / kChunkSize))}]
-            .push_back(p);
+        chunks[{cube(c.x), cube(c.y), cube(c.z)}].push_back(p);
     }
     std::size_t part = 0;
     for (const auto& [key, list] : chunks) {

@@ -43,9 +43,23 @@ public:
         std::fill(depth_.begin(), depth_.end(), -INFINITY);
     }
 
+    // Corners must be finite and within +-2^22 pixels so that the 24.8 fixed point below and
+    // the products of its differences fit in 64 bits. Scenes are framed to fit the picture, so
+    // only non-finite or absurd coordinates (damaged input) fall outside; such triangles are
+    // not drawn.
+    static bool drawable(const Vertex& a, const Vertex& b, const Vertex& c) {
+        constexpr double kLimit = 4194304.0;  // 2^22
+        for (const Vertex* v : {&a, &b, &c}) {
+            if (!(std::abs(v->x) < kLimit && std::abs(v->y) < kLimit) || !std::isfinite(v->z))
+                return false;
+        }
+        return true;
+    }
+
     // Counter-clockwise seen by the viewer (clockwise in pixel coordinates, y down), in the
     // same fixed point triangle() uses.
     static bool front_facing(const Vertex& a, const Vertex& b, const Vertex& c) {
+        if (!drawable(a, b, c)) return false;
         const std::int64_t x0 = std::llround(a.x * 256), y0 = std::llround(a.y * 256);
         const std::int64_t x1 = std::llround(b.x * 256), y1 = std::llround(b.y * 256);
         const std::int64_t x2 = std::llround(c.x * 256), y2 = std::llround(c.y * 256);
@@ -55,6 +69,7 @@ public:
     // Draws a triangle whose corners are counter-clockwise seen by the viewer (clockwise in
     // pixel coordinates, y down); others are back faces and are skipped. True if drawn.
     bool triangle(const Vertex& a, const Vertex& b, const Vertex& c) {
+        if (!drawable(a, b, c)) return false;
         // 8 bits of subpixel precision; pixel centres at +0.5.
         const std::int64_t x0 = std::llround(a.x * 256), y0 = std::llround(a.y * 256);
         std::int64_t x1 = std::llround(b.x * 256), y1 = std::llround(b.y * 256);
