@@ -74,6 +74,15 @@ inline bool near(const Vec3& a, const Vec3& b, double eps) {
     return std::abs(a.x - b.x) <= eps && std::abs(a.y - b.y) <= eps && std::abs(a.z - b.z) <= eps;
 }
 
+// A texture axis as Hammer defines it (a VMF side's uaxis/vaxis "[x y z shift] scale"):
+// texel coordinate = dot(p, axis) / scale + shift. Shared by the VMF model and the scene.
+struct TextureAxis {
+    Vec3 axis;
+    double shift = 0;
+    double scale = 0.25;
+    bool operator==(const TextureAxis&) const = default;
+};
+
 struct Plane {
     Vec3 normal;
     double dist = 0;

@@ -26,13 +26,7 @@ namespace lk::scene {
 
 using lk::KeyValue;
 
-// A texture axis as Hammer defines it: texel coordinate = dot(p, axis) / scale + shift.
-struct TextureAxis {
-    Vec3 axis;
-    double shift = 0;
-    double scale = 0.25;
-    bool operator==(const TextureAxis&) const = default;
-};
+using lk::TextureAxis;
 
 // A Source displacement: a (2^power+1)^2 vertex grid over a 4-sided brush face.
 struct Displacement {

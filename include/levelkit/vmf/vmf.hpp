@@ -49,12 +49,7 @@ struct RawNode {
 using lk::find_key;
 
 // uaxis/vaxis "[x y z shift] scale".
-struct UVAxis {
-    Vec3 axis;
-    double shift = 0;
-    double scale = 0.25;
-    bool operator==(const UVAxis&) const = default;
-};
+using UVAxis = lk::TextureAxis;
 
 struct DispInfo {
     // Row blocks and keys that were present (decompiled maps lack offsets/offset_normals, some
