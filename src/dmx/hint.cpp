@@ -268,7 +268,7 @@ Result<void> HintParser::run() {
         bool ok = true;
         if (key == "v") {
             std::int64_t v = 0;
-            ok = number(v) && binary_version_supported(static_cast<int>(v));
+            ok = number(v) && v >= 0 && v <= 99 && binary_version_supported(static_cast<int>(v));
             L.version = static_cast<int>(v);
         } else if (key == "elements") {
             if (s_.substr(p_, 3) == "dfs") {
