@@ -483,7 +483,9 @@ TEST(GltfCorpus, BspMapsAsBrushes) {
 TEST(GltfCorpus, VmapMaps) {
     LK_REQUIRE_CORPUS();
     Checker c("vmap", true);
-    for (const fs::path& p : test::corpus_files("dmx", {".vmap"})) {
+    // Every VMAP of the corpus in whatever encoding and name it has: binary .vmap, keyvalues2
+    // .vmap.txt, and datamodel files whose header names the vmap format.
+    for (const fs::path& p : test::corpus_files("dmx", {".vmap", ".vmap.txt", ".dmx"})) {
         auto bytes = read_file(p);
         ASSERT_TRUE(bytes);
         auto doc = dmx::read(*bytes);
@@ -491,6 +493,7 @@ TEST(GltfCorpus, VmapMaps) {
             c.unreadable(p, doc.error().to_string());
             continue;
         }
+        if (doc->header.format != "vmap") continue;
         auto map = vmap::Map::open(*doc);
         if (!map) {
             c.unreadable(p, map.error().to_string());
