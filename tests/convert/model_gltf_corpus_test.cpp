@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +25,8 @@
 #include "convert/gltf_validator.hpp"
 #include "levelkit/convert/dmxmodel_model.hpp"
 #include "levelkit/convert/model_gltf.hpp"
+#include "levelkit/convert/model_scene.hpp"
+#include "levelkit/convert/scene_obj.hpp"
 #include "levelkit/convert/smd_model.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/core/text.hpp"
@@ -329,7 +331,7 @@ using Mat4 = test::detail::Mat4;
 struct Figures {
     std::size_t models = 0, failed = 0, vertices = 0, joints = 0, targets = 0, sparse = 0,
                 clips = 0, keys = 0, reduced = 0, dmx_written = 0, dmx_validator_errors = 0,
-                stable_bytes = 0;
+                stable_bytes = 0, obj_polygons = 0;
     double max_pos = 0, max_normal = 0, max_uv = 0, max_weight = 0, max_delta = 0, max_bind = 0,
            max_anim = 0;
 };
@@ -591,6 +593,18 @@ TEST(ModelGltfCorpus, EveryModelToGlbAndBack) {
             dir / (p.stem().string() + (p.extension() == ".smd" ? "_smd" : "") + ".glb");
         ASSERT_TRUE(write_file_atomic(out, files->glb));
         written.push_back(out);
+        // 0. The OBJ of its meshes (through the scene, as pictures draw it): every polygon.
+        {
+            convert::SceneToObjOptions oo;
+            oo.surfaces.skip_tool_materials = false;
+            const convert::ObjFiles obj = convert::scene_to_obj(convert::model_to_scene(m), oo);
+            std::size_t polygons = 0;
+            for (const Mesh& mesh : m.meshes)
+                for (const FaceSet& fs : mesh.face_sets)
+                    for (std::uint32_t n : fs.sizes) polygons += n >= 3;
+            EXPECT_EQ(obj.polygons, polygons) << "OBJ polygons";
+            fig.obj_polygons += obj.polygons;
+        }
         // 1. Read back with tinygltf.
         if (auto d = check_readback(m, files->glb, fig)) {
             ADD_FAILURE() << "read back: " << *d;
@@ -659,8 +673,8 @@ TEST(ModelGltfCorpus, EveryModelToGlbAndBack) {
         fig.max_anim);
     std::printf(
         "[model-gltf] round trips: %zu DMX written (%zu model validator errors); glTF -> DMX -> "
-        "glTF byte-identical for %zu of %zu\n",
-        fig.dmx_written, fig.dmx_validator_errors, fig.stable_bytes, fig.models);
+        "glTF byte-identical for %zu of %zu; OBJ: %zu polygons\n",
+        fig.dmx_written, fig.dmx_validator_errors, fig.stable_bytes, fig.models, fig.obj_polygons);
     test::validate_gltf_files(written, "model-gltf");
 }
 
