@@ -741,3 +741,90 @@ TEST(ModelGltfCorpus, ChecksSeeEveryKindOfChange) {
 }
 
 }  // namespace
+
+namespace {
+
+// What the corpus lacks: a clip animating a flex controller (morph weight channels) and vertices
+// with more than 4 influences or none. Made from the hand-written skinned triangle; the written
+// file must pass the validator, read back equal, and carry the controller's values as weights.
+TEST(ModelGltfCorpus, FlexAnimationAndInfluenceReduction) {
+    auto text = read_file(test::source_dir() / "fuzz" / "seeds" / "fuzz_gltf_model" /
+                          "generic_skinned.gltf");
+    ASSERT_TRUE(text);
+    Diagnostics w;
+    auto base = convert::gltf_to_model(*text, {}, w);
+    ASSERT_TRUE(base) << base.error().message;
+    Model m = *base;
+    ASSERT_EQ(m.flex.controllers.size(), 1u);
+    FlexTrack ft;
+    ft.controller = 0;
+    ft.value.times = {0, 1};
+    ft.value.values = {0, 1};
+    m.clips.at(0).flex_tracks.push_back(ft);
+    // Point 0: six influences over every node but the model; point 2: none.
+    Mesh& mesh = m.meshes.at(0);
+    Skin s;
+    s.influences = 6;
+    s.joints.assign(3 * 6, 0);
+    s.weights.assign(3 * 6, 0);
+    const float w0[6] = {0.3f, 0.25f, 0.2f, 0.1f, 0.1f, 0.05f};
+    for (int k = 0; k < 6; ++k) {
+        s.joints[std::size_t(k)] = std::uint32_t(1 + k % 4);
+        s.weights[std::size_t(k)] = w0[k];
+    }
+    s.joints[6] = 2;
+    s.weights[6] = 1;
+    mesh.skin = s;
+    ASSERT_TRUE(check(m).empty());
+
+    auto files = convert::model_to_gltf(m, {}, w);
+    ASSERT_TRUE(files);
+    EXPECT_EQ(files->report.influences_reduced, 0u);  // joints repeat: 4 distinct after merging
+    EXPECT_EQ(files->report.unweighted_vertices, 1u);
+    Figures fig;
+    EXPECT_FALSE(check_readback(m, files->glb, fig));
+    auto back = convert::gltf_to_model(files->glb, {}, w);
+    ASSERT_TRUE(back);
+    EXPECT_FALSE(same_content(m, *back));
+    ASSERT_EQ(back->clips.at(0).flex_tracks.size(), 1u);
+    EXPECT_EQ(back->clips[0].flex_tracks[0].value.values, ft.value.values);
+
+    // Morph weights: the raw control "Raise" follows the controller, frame k at k / 30.
+    tinygltf::Model g;
+    tinygltf::TinyGLTF loader;
+    std::string err, warn;
+    ASSERT_TRUE(loader.LoadBinaryFromMemory(
+        &g, &err, &warn, reinterpret_cast<const unsigned char*>(files->glb.data()),
+        static_cast<unsigned int>(files->glb.size())));
+    const tinygltf::AnimationChannel* weights = nullptr;
+    for (const auto& ch : g.animations.at(0).channels)
+        if (ch.target_path == "weights") weights = &ch;
+    ASSERT_NE(weights, nullptr);
+    EXPECT_GE(g.nodes.at(std::size_t(weights->target_node)).mesh, 0);
+    const auto out = elements(g, g.animations[0].samplers.at(std::size_t(weights->sampler)).output);
+    ASSERT_EQ(out.size(), m.clips[0].frame_count());
+    for (std::size_t k = 0; k < out.size(); ++k) EXPECT_NEAR(out[k][0], k / 30.0, 1e-6);
+
+    // More than 4 distinct joints: the heaviest 4, renormalised, reported.
+    for (int k = 0; k < 6; ++k) s.joints[std::size_t(k)] = std::uint32_t(k % 2 ? 2 : 3);
+    s.joints[0] = 1;
+    s.joints[1] = 4;
+    s.joints[2] = 2;
+    s.joints[3] = 3;
+    s.joints[4] = 0;
+    s.joints[5] = 1;
+    mesh.skin = s;
+    auto reduced = convert::model_to_gltf(m, {}, w);
+    ASSERT_TRUE(reduced);
+    EXPECT_EQ(reduced->report.influences_reduced, 1u);
+    EXPECT_FALSE(check_readback(m, reduced->glb, fig));
+
+    const fs::path dir = fs::path("model_gltf_corpus");
+    fs::create_directories(dir);
+    ASSERT_TRUE(write_file_atomic(dir / "synthetic_flex.glb", files->glb));
+    ASSERT_TRUE(write_file_atomic(dir / "synthetic_reduced.glb", reduced->glb));
+    test::validate_gltf_files({dir / "synthetic_flex.glb", dir / "synthetic_reduced.glb"},
+                              "model-gltf synthetic");
+}
+
+}  // namespace
