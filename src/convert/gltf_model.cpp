@@ -807,10 +807,25 @@ Result<Model> Reader::run() {
             m_.nodes.push_back(std::move(node));
             const auto me = std::int32_t(m_.nodes.size() - 1);
             node_map_[std::size_t(gi)] = me;
-            if (gn.mesh >= 0)
-                mesh_nodes.emplace_back(std::size_t(gi), gn.skin >= 0 ? 0 : std::uint32_t(me));
+            if (gn.mesh >= 0) mesh_nodes.emplace_back(std::size_t(gi), std::uint32_t(me));
             for (auto it = gn.children.rbegin(); it != gn.children.rend(); ++it)
                 stack.emplace_back(*it, me);
+        }
+    }
+    if (!ours_) {
+        // glTF ignores a skinned mesh node's transform: its vertices are in the space the
+        // inverse bind matrices start from, the scene's. The mesh stays on its node when that
+        // node sits at the scene's origin (Blender's layout), else it goes on the model node.
+        const std::vector<Affine> world = world_bind(m_);
+        for (auto& [gi, mn] : mesh_nodes) {
+            if (g_.nodes[gi].skin < 0) continue;
+            const Affine& a = world[mn];
+            double off = 0;
+            for (int r = 0; r < 3; ++r) {
+                off = std::max(off, std::abs(a.t[r]));
+                for (int c = 0; c < 3; ++c) off = std::max(off, std::abs(a.m[r][c] - (r == c)));
+            }
+            if (off > 1e-6) mn = 0;
         }
     }
     for (const auto& [gi, mn] : mesh_nodes) {

@@ -44,7 +44,7 @@ TEST(GltfModel, AnotherToolsSkinnedShapeKeyedAnimatedTriangle) {
     EXPECT_NEAR(m->nodes[3].bind.translation.y, 0, 1e-6);
     ASSERT_EQ(m->meshes.size(), 1u);
     const Mesh& mesh = m->meshes[0];
-    EXPECT_EQ(mesh.node, 0u);  // skinned: in the model's space
+    EXPECT_EQ(mesh.node, 4u);  // skinned, on its own node, which is at the scene's origin
     ASSERT_EQ(mesh.point_count(), 3u);
     // glTF (1, 0, 0) -> Source (1, 0, 0) / 0.0254; (0, 1, 0) -> (0, 0, 1) / 0.0254.
     EXPECT_NEAR(mesh.positions.values[1].x, 1 / 0.0254, 1e-3);
@@ -74,6 +74,15 @@ TEST(GltfModel, AnotherToolsSkinnedShapeKeyedAnimatedTriangle) {
     const Quat q = m->clips[0].tracks[0].rotation.values[1];
     EXPECT_NEAR(q.y, -0.3826834, 1e-6);
     EXPECT_TRUE(check(*m).empty());
+}
+
+TEST(GltfModel, ASkinnedMeshNodeAwayFromTheOriginLeavesItsMeshOnTheModel) {
+    nlohmann::json j = nlohmann::json::parse(generic_text());
+    j["nodes"][3]["translation"] = {1, 0, 0};  // ignored by glTF for a skinned mesh
+    auto m = read_text(j.dump());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->meshes.at(0).node, 0u);
+    EXPECT_NEAR(m->meshes[0].positions.values[1].x, 1 / 0.0254, 1e-3);
 }
 
 TEST(GltfModel, BadIndicesAreErrorsWithTheirPath) {
