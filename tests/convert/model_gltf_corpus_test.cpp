@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -87,9 +88,22 @@ Vec3f unit(const Vec3f& v) {
     return l > 1e-12 ? Vec3f{float(v.x / l), float(v.y / l), float(v.z / l)} : Vec3f{0, 0, 1};
 }
 
-// Z-up inches -> glTF (x, z, -y) metres.
+// Model axes -> glTF: Z up (x, y, z) -> (x, z, -y); Y up unchanged. Set per model.
+double g_cm[3][3] = {{1, 0, 0}, {0, 0, 1}, {0, -1, 0}};
+
+bool set_axes(Axis up) {
+    const double z[3][3] = {{1, 0, 0}, {0, 0, 1}, {0, -1, 0}};
+    const double y[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    if (up != Axis::z && up != Axis::y) return false;
+    std::memcpy(g_cm, up == Axis::z ? z : y, sizeof g_cm);
+    return true;
+}
+
 std::array<double, 3> to_gltf(const Vec3f& v, double s) {
-    return {v.x * s, v.z * s, -v.y * s};
+    std::array<double, 3> o{};
+    for (int r = 0; r < 3; ++r)
+        o[std::size_t(r)] = (g_cm[r][0] * v.x + g_cm[r][1] * v.y + g_cm[r][2] * v.z) * s;
+    return o;
 }
 
 bool near(double a, double b, double eps) {
@@ -331,7 +345,7 @@ using Mat4 = test::detail::Mat4;
 struct Figures {
     std::size_t models = 0, failed = 0, vertices = 0, joints = 0, targets = 0, sparse = 0,
                 clips = 0, keys = 0, reduced = 0, dmx_written = 0, dmx_validator_errors = 0,
-                stable_bytes = 0, obj_polygons = 0;
+                stable_bytes = 0, obj_polygons = 0, y_up = 0;
     double max_pos = 0, max_normal = 0, max_uv = 0, max_weight = 0, max_delta = 0, max_bind = 0,
            max_anim = 0;
 };
@@ -348,7 +362,8 @@ std::optional<std::string> check_readback(const Model& m, const Bytes& glb, Figu
             return "tinygltf: " + err;
     }
     const double s = kMetres * 39.37007874015748 / m.units_per_meter;
-    if (m.up_axis != Axis::z) return std::nullopt;  // the corpus models are all Z up (checked)
+    if (!set_axes(m.up_axis)) return "the test knows Z-up and Y-up models only";
+    if (m.up_axis == Axis::y) ++fig.y_up;
     // Nodes: names, parents, world transforms.
     if (g.nodes.size() < m.nodes.size()) return "fewer glTF nodes than model nodes";
     std::vector<int> gparent(g.nodes.size(), -1);
@@ -371,7 +386,7 @@ std::optional<std::string> check_readback(const Model& m, const Bytes& glb, Figu
         const Mat4 w = world_of(i);
         // Model world bind in glTF axes: C * A * C^T, translation C * t * s.
         const Affine& a = wb[i];
-        const double cm[3][3] = {{1, 0, 0}, {0, 0, 1}, {0, -1, 0}};
+        const auto& cm = g_cm;
         for (int r = 0; r < 3; ++r) {
             for (int col = 0; col < 3; ++col) {
                 double v = 0;
@@ -534,7 +549,10 @@ std::optional<std::string> check_readback(const Model& m, const Bytes& glb, Figu
             const auto in = elements(g, smp.input), out = elements(g, smp.output);
             if (in.size() != clip.frame_count()) return "animation key count";
             for (std::size_t k = 0; k < in.size(); ++k) {
-                if (std::abs(in[k][0] - k / clip.frame_rate) > 1e-6) return "key time";
+                // Times are float32: within half an ulp of the frame time.
+                const double t = k / clip.frame_rate;
+                if (std::abs(in[k][0] - t) > 1e-7 * std::max(1.0, t))
+                    return fmt::format("key time {} vs {}", in[k][0], t);
                 const Transform x = sample(tr, m.nodes[node].bind, k / clip.frame_rate);
                 double d = 0;
                 if (ch.target_path == "translation") {
@@ -548,8 +566,12 @@ std::optional<std::string> check_readback(const Model& m, const Bytes& glb, Figu
                         {float(out[k][0]), float(out[k][1]), float(out[k][2]), float(out[k][3])});
                 } else {
                     const Vec3f sc = x.scale;
-                    d = std::max({std::abs(sc.x - out[k][0]), std::abs(sc.z - out[k][1]),
-                                  std::abs(sc.y - out[k][2])});
+                    const double in[3] = {sc.x, sc.y, sc.z};
+                    for (int r = 0; r < 3; ++r) {
+                        double want = 0;
+                        for (int j = 0; j < 3; ++j) want += std::abs(g_cm[r][j]) * in[j];
+                        d = std::max(d, std::abs(want - out[k][std::size_t(r)]));
+                    }
                 }
                 fig.max_anim = std::max(fig.max_anim, d);
                 if (d > kAnimTol)
@@ -663,9 +685,9 @@ TEST(ModelGltfCorpus, EveryModelToGlbAndBack) {
     std::printf(
         "[model-gltf] %zu models -> .glb in %.3f s (%zu failed); %zu vertices, %zu skin joints, "
         "%zu morph targets (%zu sparse), %zu clips, %zu animation keys; %zu vertices had more "
-        "than 4 influences\n",
+        "than 4 influences; %zu models Y up\n",
         fig.models, seconds, fig.failed, fig.vertices, fig.joints, fig.targets, fig.sparse,
-        fig.clips, fig.keys, fig.reduced);
+        fig.clips, fig.keys, fig.reduced, fig.y_up);
     std::printf(
         "[model-gltf] max errors in glTF space: position %.2g m, normal %.2g, uv %.2g, weight "
         "%.2g, shape delta %.2g m, world bind %.2g, animation %.2g\n",
