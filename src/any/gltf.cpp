@@ -118,7 +118,7 @@ Result<model::Model> to_model(const Document& in, const ConvertOptions& opt, Dia
     const auto* src = dynamic_cast<const GltfDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a glTF document");
     convert::GltfModelOptions o;
-    o.scale = opt.options.number("scale").value_or(0.0254);
+    o.scale = opt.options.number("gltf-scale").value_or(0.0254);
     o.frame_rate = opt.options.number("frame-rate").value_or(30);
     if (!opt.input_path.empty()) {
         o.name = opt.input_path.stem().string();
@@ -135,10 +135,12 @@ Result<model::Model> to_model(const Document& in, const ConvertOptions& opt, Dia
 }
 
 std::vector<OptionSpec> model_to_options() {
-    return {{.name = "scale",
+    // Not "scale": that is the output's option (OBJ: output units per unit; glTF: metres).
+    return {{.name = "gltf-scale",
              .type = OptionSpec::Type::number,
              .default_value = "0.0254",
-             .help = "glTF: metres per map or model unit (1 inch)",
+             .help = "glTF input from other tools: metres per model unit written (1 inch); "
+                     "levelkit's own files keep theirs",
              .min = 1e-12},
             {.name = "frame-rate",
              .type = OptionSpec::Type::number,
