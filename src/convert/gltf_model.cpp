@@ -101,6 +101,13 @@ float component(const unsigned char* p, int type, bool normalized) {
     }
 }
 
+// Renormalised only when off unit length by more than float rounding, so a rotation written by
+// levelkit reads back with the same bits (and the next write gives the same bytes).
+Quat unit_quat(const Quat& q) {
+    const double n = double(q.x) * q.x + double(q.y) * q.y + double(q.z) * q.z + double(q.w) * q.w;
+    return std::abs(n - 1) <= 4e-7 ? q : normalize(q);
+}
+
 // The fewest influence slots that hold every point's non-zero weights (at least one), nonzero
 // weights first, so a DMX writer does not declare more than the file uses.
 void compact_skin(Skin& skin) {
@@ -264,7 +271,7 @@ Transform Reader::local_of(const tinygltf::Node& n, const std::string&) const {
             t.translation = {float(n.translation[0]), float(n.translation[1]),
                              float(n.translation[2])};
         if (n.rotation.size() == 4)
-            t.rotation = normalize(Quat{float(n.rotation[0]), float(n.rotation[1]),
+            t.rotation = unit_quat(Quat{float(n.rotation[0]), float(n.rotation[1]),
                                         float(n.rotation[2]), float(n.rotation[3])});
         if (n.scale.size() == 3)
             t.scale = {float(n.scale[0]), float(n.scale[1]), float(n.scale[2])};
@@ -636,7 +643,7 @@ Result<void> Reader::read_clip(std::size_t ai) {
             } else {
                 tr.rotation.times.push_back(t);
                 tr.rotation.values.push_back(
-                    ax_.rotation_back(normalize(Quat{v[0], v[1], v[2], v[3]})));
+                    ax_.rotation_back(unit_quat(Quat{v[0], v[1], v[2], v[3]})));
             }
         }
     }
