@@ -672,7 +672,13 @@ TEST(ModelGltfCorpus, EveryModelToGlbAndBack) {
         // 4. That DMX -> glTF -> model keeps it too; the bytes are compared for the figures.
         auto files2 = convert::model_to_gltf(*again, {}, w);
         ASSERT_TRUE(files2);
-        if (files2->glb == files->glb) ++fig.stable_bytes;
+        if (files2->glb == files->glb) {
+            ++fig.stable_bytes;
+        } else {
+            // The validator sees the file written after the DMX round trip too.
+            written.push_back(dir / (out.stem().string() + ".via_dmx.glb"));
+            ASSERT_TRUE(write_file_atomic(written.back(), files2->glb));
+        }
         auto back2 = convert::gltf_to_model(files2->glb, {}, w);
         ASSERT_TRUE(back2);
         if (auto d = same_content(m, *back2)) {
