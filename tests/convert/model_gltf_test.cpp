@@ -110,6 +110,14 @@ TEST(GltfModel, BadIndicesAreErrorsWithTheirPath) {
          "meshes[0]/primitives[0]/indices"},
         {"joint index beyond the skin", [](auto& j) { j["skins"][0]["joints"] = {1}; },
          "meshes[0]/primitives[0]/attributes/JOINTS_0"},
+        {"translation beyond float range in inches",
+         [](auto& j) {
+             j["nodes"][1]["translation"] = {3e38, 0, 0};
+         },
+         "nodes[2]"},
+        {"compressed meshes",
+         [](auto& j) { j["extensionsRequired"] = {"KHR_draco_mesh_compression"}; },
+         "KHR_draco_mesh_compression"},
         {"animation node",
          [](auto& j) { j["animations"][0]["channels"][0]["target"]["node"] = 40; },
          "animations[0]/channels[0]/target/node"},
