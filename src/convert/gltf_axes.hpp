@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 
 #include "levelkit/model/model.hpp"
 
@@ -95,5 +96,46 @@ struct GltfAxes {
         return {vector_back(t.translation), rotation_back(t.rotation), scales_back(t.scale)};
     }
 };
+
+// The first node transform, position, normal, shape delta or key of `m` that is not a finite
+// number, as a path into the model; empty when all are finite. glTF JSON cannot hold NaN or
+// infinity, and a glTF value near the float limit overflows when turned into inches.
+inline std::string non_finite(const model::Model& m) {
+    using namespace model;
+    auto ok3 = [](const Vec3f& v) {
+        return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+    };
+    auto okq = [](const Quat& q) {
+        return std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z) && std::isfinite(q.w);
+    };
+    auto okt = [&](const Transform& t) {
+        return ok3(t.translation) && okq(t.rotation) && ok3(t.scale);
+    };
+    for (std::size_t i = 0; i < m.nodes.size(); ++i)
+        if (!okt(m.nodes[i].bind) || !okt(m.nodes[i].pose))
+            return "nodes[" + std::to_string(i) + "]";
+    for (std::size_t i = 0; i < m.meshes.size(); ++i) {
+        const Mesh& mesh = m.meshes[i];
+        const std::string p = "meshes[" + std::to_string(i) + "]";
+        for (const Vec3f& v : mesh.positions.values)
+            if (!ok3(v)) return p + "/POSITION";
+        for (const Vec3f& v : mesh.normals.values)
+            if (!ok3(v)) return p + "/NORMAL";
+        for (const Shape& sh : mesh.shapes)
+            for (const Vec3f& v : sh.positions.values)
+                if (!ok3(v)) return p + "/targets";
+    }
+    for (std::size_t i = 0; i < m.clips.size(); ++i)
+        for (const NodeTrack& t : m.clips[i].tracks) {
+            const std::string p = "animations[" + std::to_string(i) + "]";
+            for (const Vec3f& v : t.translation.values)
+                if (!ok3(v)) return p;
+            for (const Vec3f& v : t.scale.values)
+                if (!ok3(v)) return p;
+            for (const Quat& q : t.rotation.values)
+                if (!okq(q)) return p;
+        }
+    return {};
+}
 
 }  // namespace lk::convert::detail

@@ -666,45 +666,6 @@ Result<void> Reader::read_clip(std::size_t ai) {
     return {};
 }
 
-// The first value that is not a finite number once in model units (a glTF value near the float
-// limit overflows when turned into inches), as a path; empty when all are finite.
-std::string non_finite(const Model& m) {
-    auto ok3 = [](const Vec3f& v) {
-        return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-    };
-    auto okq = [](const Quat& q) {
-        return std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z) && std::isfinite(q.w);
-    };
-    auto okt = [&](const Transform& t) {
-        return ok3(t.translation) && okq(t.rotation) && ok3(t.scale);
-    };
-    for (std::size_t i = 0; i < m.nodes.size(); ++i)
-        if (!okt(m.nodes[i].bind) || !okt(m.nodes[i].pose))
-            return "nodes[" + std::to_string(i) + "]";
-    for (std::size_t i = 0; i < m.meshes.size(); ++i) {
-        const Mesh& mesh = m.meshes[i];
-        const std::string p = "meshes[" + std::to_string(i) + "]";
-        for (const Vec3f& v : mesh.positions.values)
-            if (!ok3(v)) return p + "/POSITION";
-        for (const Vec3f& v : mesh.normals.values)
-            if (!ok3(v)) return p + "/NORMAL";
-        for (const Shape& sh : mesh.shapes)
-            for (const Vec3f& v : sh.positions.values)
-                if (!ok3(v)) return p + "/targets";
-    }
-    for (std::size_t i = 0; i < m.clips.size(); ++i)
-        for (const NodeTrack& t : m.clips[i].tracks) {
-            const std::string p = "animations[" + std::to_string(i) + "]";
-            for (const Vec3f& v : t.translation.values)
-                if (!ok3(v)) return p;
-            for (const Vec3f& v : t.scale.values)
-                if (!ok3(v)) return p;
-            for (const Quat& q : t.rotation.values)
-                if (!okq(q)) return p;
-        }
-    return {};
-}
-
 Result<Model> Reader::run() {
     // Compression and other data extensions a file cannot be read without.
     for (const std::string& e : g_.extensionsRequired) {
@@ -913,7 +874,7 @@ Result<Model> Reader::run() {
             }
     }
     for (std::size_t i = 0; i < g_.animations.size(); ++i) LK_TRY(read_clip(i));
-    if (const std::string p = non_finite(m_); !p.empty())
+    if (const std::string p = detail::non_finite(m_); !p.empty())
         return bad("model/" + p, "a value is beyond what a float holds in model units");
     if (auto problems = check(m_, 1); !problems.empty())
         return bad("", "the model read is inconsistent: " + problems.front());

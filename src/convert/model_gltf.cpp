@@ -607,6 +607,9 @@ Result<ModelGltfFiles> Writer::run() {
     if (m_.nodes.empty()) return Diagnostic::error("gltf.empty-model", "the model has no nodes");
     if (auto problems = check(m_, 1); !problems.empty())
         return Diagnostic::error("gltf.bad-model", "inconsistent model: " + problems.front());
+    if (const std::string p = detail::non_finite(m_); !p.empty())
+        return Diagnostic::error("gltf.non-finite",
+                                 p + ": not a finite number, which glTF cannot hold");
     // glTF-space world bind transforms.
     world_.resize(m_.nodes.size());
     for (std::size_t i = 0; i < m_.nodes.size(); ++i) {
