@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "convert/gltf_readback.hpp"
 #include "convert/gltf_validator.hpp"
@@ -194,6 +195,41 @@ std::optional<std::string> same_content(const Model& a, const Model& b) {
                     if (!near(u.x, v.x, kGltfTol) || !near(u.y, v.y, kGltfTol))
                         c.fail(
                             fmt::format("{} uv{}: ({} {}) vs ({} {})", q, s, u.x, u.y, v.x, v.y));
+                }
+                // Tangents (direction and bitangent sign), colours (as glTF clamps them), the
+                // stereo balance, speed and wrinkle fields.
+                if (x.tangents.present() && nx) {
+                    if (!y.tangents.present()) {
+                        c.fail(q + ": tangents lost");
+                    } else {
+                        const Vec4f &ta = x.tangents.at(cx), &tb = y.tangents.at(cy);
+                        c.vec(q + " tangent", unit({ta.x, ta.y, ta.z}), unit({tb.x, tb.y, tb.z}),
+                              kGltfTol);
+                        if ((ta.w < 0) != (tb.w < 0)) c.fail(q + ": bitangent sign");
+                    }
+                }
+                std::size_t cs = 0;
+                for (const auto& set : x.colors) {
+                    if (!set.present()) continue;
+                    if (cs >= y.colors.size() || !y.colors[cs].present()) {
+                        c.fail(q + ": colour set lost");
+                        break;
+                    }
+                    const Vec4f a = set.at(cx), b = y.colors[cs++].at(cy);
+                    auto cl = [](float v) { return std::clamp(v, 0.0f, 1.0f); };
+                    if (!near(cl(a.x), b.x, kGltfTol) || !near(cl(a.y), b.y, kGltfTol) ||
+                        !near(cl(a.z), b.z, kGltfTol) || !near(cl(a.w), b.w, kGltfTol))
+                        c.fail(q + ": colour");
+                }
+                for (const auto& [fa, fb, what] : {std::tuple{&x.balance, &y.balance, "balance"},
+                                                   std::tuple{&x.speed, &y.speed, "speed"},
+                                                   std::tuple{&x.wrinkle, &y.wrinkle, "wrinkle"}}) {
+                    if (!fa->present()) continue;
+                    if (!fb->present()) {
+                        c.fail(q + ": " + what + " lost");
+                    } else if (!near(fa->at(cx), fb->at(cy), kGltfTol)) {
+                        c.fail(q + ": " + what);
+                    }
                 }
                 if ((x.skin.influences > 0) != (y.skin.influences > 0))
                     c.fail(q + ": skinned differs");
