@@ -310,6 +310,23 @@ Result<void> Reader::read_mesh(std::size_t gnode, std::uint32_t model_node, std:
     Mesh mesh;
     mesh.name = std::move(name);
     mesh.node = model_node;
+    // levelkit's _EXTRA_<k> attributes: vertex fields glTF has no semantic for.
+    std::vector<std::string> extra_keys;
+    if (auto it = mx.find("extraFields"); it != mx.end() && it->is_array()) {
+        for (const Json& e : *it) {
+            ExtraField f;
+            f.name = get_or<std::string>(e, "name", "");
+            const int kind = get_or<int>(e, "kind", 0);
+            f.kind = kind == 1   ? ExtraField::Kind::integer
+                     : kind == 2 ? ExtraField::Kind::color8
+                                 : ExtraField::Kind::real;
+            const int n = get_or<int>(e, "components", 1);
+            if (n < 1 || n > 4) continue;
+            f.components = static_cast<std::uint8_t>(n);
+            extra_keys.push_back(get_or<std::string>(e, "attribute", ""));
+            mesh.extra.push_back(std::move(f));
+        }
+    }
     std::map<int, std::uint32_t> base_of;  // POSITION accessor -> first vertex
     std::size_t targets = 0;
     bool first = true;
@@ -429,6 +446,19 @@ Result<void> Reader::read_mesh(std::size_t gnode, std::uint32_t model_node, std:
             LK_TRY(scalar(mesh.balance, "_BALANCE", 0.5f));
             LK_TRY(scalar(mesh.speed, "_SPEED", 1));
             LK_TRY(scalar(mesh.wrinkle, "_WRINKLE", 0));
+            for (std::size_t k = 0; k < mesh.extra.size(); ++k) {
+                ExtraField& f = mesh.extra[k];
+                const std::size_t n = f.components;
+                f.values.resize(std::size_t(base) * n, 0.0f);
+                const int a = attr(extra_keys[k]);
+                if (a < 0) {
+                    f.values.resize(std::size_t(base + nv) * n, 0.0f);
+                    continue;
+                }
+                LK_TRY_ASSIGN(Floats E, accessor(a, apath + extra_keys[k], {int(n)}));
+                LK_TRY(need(E, extra_keys[k]));
+                f.values.insert(f.values.end(), E.v.begin(), E.v.end());
+            }
             // Weights: JOINTS_n / WEIGHTS_n sets of 4.
             if (skin) {
                 int sets = 0;
@@ -537,6 +567,10 @@ Result<void> Reader::read_mesh(std::size_t gnode, std::uint32_t model_node, std:
         mesh.tangents.values.resize(points, {1, 0, 0, 1}), mesh.tangents.indices = idx;
     for (auto& t : mesh.texcoords) t.values.resize(points, {0, 0}), t.indices = idx;
     for (auto& c : mesh.colors) c.values.resize(points, {1, 1, 1, 1}), c.indices = idx;
+    for (ExtraField& f : mesh.extra) {
+        f.values.resize(points * f.components, 0.0f);
+        f.indices = idx;
+    }
     for (auto* f : {&mesh.balance, &mesh.speed, &mesh.wrinkle})
         if (!f->values.empty()) f->values.resize(points, 0), f->indices = idx;
     if (mesh.skin.influences) {

@@ -286,6 +286,32 @@ void Writer::write_mesh(std::size_t mi) {
     scalar(mesh.balance, "_BALANCE");
     scalar(mesh.speed, "_SPEED");
     scalar(mesh.wrinkle, "_WRINKLE");
+    // Fields no glTF semantic holds (Source 2 paint layers, cloth maps): _EXTRA_<k>, their names
+    // and kinds in the mesh's extras.extraFields.
+    Json extra_fields = Json::array();
+    for (std::size_t k = 0; k < mesh.extra.size(); ++k) {
+        const ExtraField& f = mesh.extra[k];
+        const std::size_t n = f.components;
+        if (f.indices.size() != mesh.corner_count() || n < 1 || n > 4) continue;
+        std::vector<float> data(nv * n, 0.0f);
+        for (std::size_t v = 0; v < nv; ++v) {
+            const std::size_t at = std::size_t(f.indices[fl.corner[v]]) * n;
+            if (at + n <= f.values.size())
+                std::copy_n(f.values.data() + at, n, data.data() + v * n);
+        }
+        static const char* const types[] = {"", "SCALAR", "VEC2", "VEC3", "VEC4"};
+        const std::string key = "_EXTRA_" + std::to_string(k);
+        Json a;
+        a["bufferView"] = view(data.data(), data.size() * 4, kArrayBuffer);
+        a["componentType"] = kFloat;
+        a["count"] = nv;
+        a["type"] = types[n];
+        attrs[key] = accessor(std::move(a));
+        extra_fields.push_back({{"attribute", key},
+                                {"name", f.name},
+                                {"kind", static_cast<int>(f.kind)},
+                                {"components", n}});
+    }
 
     // Skin: joints = every joint plus any node weights name; per vertex the 4 heaviest.
     const bool skinned = mesh.skin.influences > 0;
@@ -459,6 +485,7 @@ void Writer::write_mesh(std::size_t mi) {
             gm["weights"] = std::vector<float>(names.size(), 0.0f);
             gm["extras"]["targetNames"] = names;
         }
+        if (!extra_fields.empty()) gm["extras"]["extraFields"] = std::move(extra_fields);
         meshes_.push_back(std::move(gm));
         node["mesh"] = meshes_.size() - 1;
         if (skin >= 0) node["skin"] = skin;

@@ -231,6 +231,23 @@ std::optional<std::string> same_content(const Model& a, const Model& b) {
                         c.fail(q + ": " + what);
                     }
                 }
+                if (x.extra.size() != y.extra.size()) {
+                    c.fail(q + ": extra fields differ");
+                } else {
+                    for (std::size_t e = 0; e < x.extra.size(); ++e) {
+                        const ExtraField &ea = x.extra[e], &eb = y.extra[e];
+                        if (ea.name != eb.name || ea.kind != eb.kind ||
+                            ea.components != eb.components) {
+                            c.fail(q + ": extra field " + ea.name);
+                            break;
+                        }
+                        for (std::size_t k = 0; k < ea.components; ++k) {
+                            const float va = ea.values[ea.indices[cx] * ea.components + k],
+                                        vb = eb.values[eb.indices[cy] * eb.components + k];
+                            if (!near(va, vb, kGltfTol)) c.fail(q + ": extra field " + ea.name);
+                        }
+                    }
+                }
                 if ((x.skin.influences > 0) != (y.skin.influences > 0))
                     c.fail(q + ": skinned differs");
                 if (x.skin.influences > 0) {
@@ -381,7 +398,7 @@ using Mat4 = test::detail::Mat4;
 struct Figures {
     std::size_t models = 0, failed = 0, vertices = 0, joints = 0, targets = 0, sparse = 0,
                 clips = 0, keys = 0, reduced = 0, dmx_written = 0, dmx_validator_errors = 0,
-                stable_bytes = 0, obj_polygons = 0, y_up = 0;
+                stable_bytes = 0, obj_polygons = 0, y_up = 0, extra_fields = 0;
     double max_pos = 0, max_normal = 0, max_uv = 0, max_weight = 0, max_delta = 0, max_bind = 0,
            max_anim = 0;
 };
@@ -647,6 +664,7 @@ TEST(ModelGltfCorpus, EveryModelToGlbAndBack) {
         seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         ASSERT_TRUE(files) << files.error().message;
         fig.reduced += files->report.influences_reduced;
+        for (const Mesh& mesh : m.meshes) fig.extra_fields += mesh.extra.size();
         const fs::path out =
             dir / (p.stem().string() + (p.extension() == ".smd" ? "_smd" : "") + ".glb");
         ASSERT_TRUE(write_file_atomic(out, files->glb));
@@ -737,8 +755,9 @@ TEST(ModelGltfCorpus, EveryModelToGlbAndBack) {
         fig.max_anim);
     std::printf(
         "[model-gltf] round trips: %zu DMX written (%zu model validator errors); glTF -> DMX -> "
-        "glTF byte-identical for %zu of %zu; OBJ: %zu polygons\n",
-        fig.dmx_written, fig.dmx_validator_errors, fig.stable_bytes, fig.models, fig.obj_polygons);
+        "glTF byte-identical for %zu of %zu; OBJ: %zu polygons; %zu extra vertex fields\n",
+        fig.dmx_written, fig.dmx_validator_errors, fig.stable_bytes, fig.models, fig.obj_polygons,
+        fig.extra_fields);
     test::validate_gltf_files(written, "model-gltf");
 }
 
