@@ -9,13 +9,15 @@
 //  * Meshes. One glTF mesh per model mesh, its corners welded into vertices (model::flatten,
 //    quads split 0-2) shared by one primitive (triangles) per face set; POSITION, NORMAL,
 //    TANGENT, every TEXCOORD_n (v flipped: glTF's v points down), COLOR_n, and the stereo
-//    balance / speed / wrinkle fields as _BALANCE / _SPEED / _WRINKLE. Normals and tangents are
-//    unit length (glTF requires it; zero ones become +Z/+X, counted). Materials are named by
-//    their path. A mesh without weights is a child node of its model node; a skinned mesh sits
-//    on a root node of the scene (glTF ignores a skinned mesh node's transform) with a skin
-//    whose inverse bind matrices map the mesh node's bind space to each joint's: up to 4
-//    influences per vertex (more are reduced to the heaviest 4 and renormalised, counted);
-//    vertices without weights follow the nearest joint above the mesh's node at weight 1.
+//    balance / speed / wrinkle fields as _BALANCE / _SPEED / _WRINKLE, other vertex fields
+//    (Source 2 paint layers, cloth maps) as _EXTRA_<k> named in the mesh's `extras.extraFields`.
+//    Normals and tangents are unit length (glTF requires it; zero ones become glTF +Y / +X,
+//    counted). Materials are named by their path. A mesh without weights is a child node of its
+//    model node; a skinned mesh sits on a root node of the scene (glTF ignores a skinned mesh
+//    node's transform) with a skin whose inverse bind matrices map the mesh node's bind space to
+//    each joint's: up to 4 influences per vertex (more are reduced to the heaviest 4 and
+//    renormalised, counted); vertices without weights follow the nearest joint above the mesh's
+//    node at weight 1.
 //  * Shapes. Morph targets (POSITION and, where any shape of the mesh has them, NORMAL deltas),
 //    sparse where under a third of the vertices move, names in the mesh's `extras.targetNames`.
 //  * Clips. One animation each, sampled at the clip's frame rate (LINEAR, quaternions unit and
