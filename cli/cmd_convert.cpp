@@ -241,9 +241,9 @@ void add_convert_command(CLI::App& app, Context& ctx) {
     };
     auto r = std::make_shared<RenderArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "render", "A picture of a map: top-down overview (with its overview .txt) or isometric");
-    cmd->add_option("map", r->file, "Input map (any format levelkit reads into a scene)")
-        ->required();
+        "render",
+        "A picture of a map or model: top-down overview (with its overview .txt) or isometric");
+    cmd->add_option("map", r->file, "Input map or model (any format levelkit reads)")->required();
     cmd->add_option("-o,--output", r->out, "Output .png (default: the map's name, in .)");
     cmd->add_option("--view", r->view, "top (default) or iso")
         ->check(CLI::IsMember({"top", "iso"}));

@@ -1,5 +1,8 @@
 // glTF 2.0 (.glb, or .gltf with a .bin beside it): a scene consumer that draws maps.
+#include <cstring>
+
 #include "handlers.hpp"
+#include "levelkit/convert/model_gltf.hpp"
 #include "levelkit/convert/scene_gltf.hpp"
 #include "levelkit/core/text.hpp"
 
@@ -13,6 +16,7 @@ public:
     std::string_view format() const override { return "gltf"; }
     Json info() const override { return Json{{"format", "gltf"}}; }
     Result<Bytes> write() const override { return bytes_; }
+    ByteSpan bytes() const { return bytes_; }
 
 private:
     Bytes bytes_;
@@ -62,6 +66,97 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
     return r;
 }
 
+Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    convert::ModelGltfOptions o;
+    o.scale = opt.options.number("scale").value_or(0.0254);
+    o.binary = !iends_with(opt.output_path.filename().string(), ".gltf");
+    std::filesystem::path bin = opt.output_path;
+    bin.replace_extension(".bin");
+    o.bin_name = bin.filename().string();
+    LK_TRY_ASSIGN(convert::ModelGltfFiles files, convert::model_to_gltf(m, o, diags));
+    ConvertResult r;
+    const convert::ModelGltfReport& g = files.report;
+    r.report = {{"meshes", g.meshes},
+                {"primitives", g.primitives},
+                {"vertices", g.vertices},
+                {"triangles", g.triangles},
+                {"materials", g.materials},
+                {"joints", g.joints},
+                {"morph_targets", g.morph_targets},
+                {"sparse_targets", g.sparse_targets},
+                {"animations", g.animations},
+                {"influences_reduced", g.influences_reduced},
+                {"unweighted_vertices", g.unweighted_vertices}};
+    if (files.binary) {
+        r.document = std::make_unique<GltfDocument>(std::move(files.glb));
+    } else {
+        const ByteSpan j = as_bytes(files.json);
+        r.document = std::make_unique<GltfDocument>(Bytes(j.begin(), j.end()));
+        r.companions.push_back({bin, std::move(files.bin)});
+    }
+    return r;
+}
+
+// A .glb by its magic; a .gltf is JSON with an "asset" object near the start.
+int sniff(ByteSpan data, std::string_view filename) {
+    if (data.size() >= 12 && std::memcmp(data.data(), "glTF", 4) == 0) return 100;
+    const std::string_view t = as_text(data.first(std::min<std::size_t>(data.size(), 4096)));
+    const std::size_t b = t.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos || t[b] != '{' || t.find("\"asset\"") == std::string_view::npos)
+        return 0;
+    return iends_with(filename, ".gltf") ? 90 : 40;
+}
+
+Result<std::unique_ptr<Document>> read(Blob data, const ReadOptions&) {
+    const ByteSpan b = data.bytes();
+    return std::unique_ptr<Document>(std::make_unique<GltfDocument>(Bytes(b.begin(), b.end())));
+}
+
+Result<model::Model> to_model(const Document& in, const ConvertOptions& opt, Diagnostics& diags,
+                              Json& report) {
+    const auto* src = dynamic_cast<const GltfDocument*>(&in);
+    if (!src) return Diagnostic::error("convert.internal", "input is not a glTF document");
+    convert::GltfModelOptions o;
+    o.scale = opt.options.number("gltf-scale").value_or(0.0254);
+    o.frame_rate = opt.options.number("frame-rate").value_or(30);
+    if (!opt.input_path.empty()) {
+        o.name = opt.input_path.stem().string();
+        o.base_dir = std::filesystem::absolute(opt.input_path).parent_path().string();
+    }
+    LK_TRY_ASSIGN(model::Model m, convert::gltf_to_model(src->bytes(), o, diags));
+    std::size_t shapes = 0;
+    for (const model::Mesh& mesh : m.meshes) shapes += mesh.shapes.size();
+    report["meshes"] = m.meshes.size();
+    report["nodes"] = m.nodes.size();
+    report["shapes"] = shapes;
+    report["clips"] = m.clips.size();
+    return m;
+}
+
+std::vector<OptionSpec> model_to_options() {
+    // Not "scale": that is the output's option (OBJ: output units per unit; glTF: metres).
+    return {{.name = "gltf-scale",
+             .type = OptionSpec::Type::number,
+             .default_value = "0.0254",
+             .help = "glTF input from other tools: metres per model unit written (1 inch); "
+                     "levelkit's own files keep theirs",
+             .min = 1e-12},
+            {.name = "frame-rate",
+             .type = OptionSpec::Type::number,
+             .default_value = "30",
+             .help = "glTF input: frames per second of animations without one",
+             .min = 1e-6}};
+}
+
+std::vector<OptionSpec> model_options() {
+    return {{.name = "scale",
+             .type = OptionSpec::Type::number,
+             .default_value = "0.0254",
+             .help = "glTF: metres per map or model unit (1 inch)",
+             .min = 1e-12}};
+}
+
 std::vector<OptionSpec> gltf_options() {
     using T = OptionSpec::Type;
     std::vector<OptionSpec> o = drawing_options();
@@ -96,10 +191,16 @@ namespace handlers {
 const FormatHandler gltf{
     .name = "gltf",
     .description =
-        "glTF 2.0 (written): .glb, or .gltf with a .bin; a node per entity, a material "
-        "per map material",
+        "glTF 2.0: .glb, or .gltf with a .bin; maps written (a node per entity, a material "
+        "per map material), models read and written (skins, morph targets, animations)",
     .extensions = {".glb", ".gltf"},
+    .sniff = sniff,
+    .read = read,
     .scene = {.from = from_scene, .from_options = gltf_options(), .draws = true},
+    .model = {.to = to_model,
+              .to_options = model_to_options(),
+              .from = from_model,
+              .from_options = model_options()},
 };
 
 }  // namespace handlers

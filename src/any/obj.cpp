@@ -1,5 +1,6 @@
 // OBJ: an output-only format, the scene's drawable polygons with materials in an .mtl beside it.
 #include "handlers.hpp"
+#include "levelkit/convert/model_scene.hpp"
 #include "levelkit/convert/scene_obj.hpp"
 
 namespace lk {
@@ -40,6 +41,12 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
     r.companions.push_back({mtl, Bytes(m.begin(), m.end())});
     r.document = std::make_unique<ObjDocument>(std::move(files.obj));
     return r;
+}
+
+// A model is drawn as the scene of its meshes in their bind pose.
+Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    return from_scene(convert::model_to_scene(m), opt, diags);
 }
 
 }  // namespace
@@ -85,6 +92,7 @@ const FormatHandler obj{
         "or mesh",
     .extensions = {".obj"},
     .scene = {.from = from_scene, .from_options = obj_options(), .draws = true},
+    .model = {.from = from_model, .from_options = obj_options(), .draws = true},
 };
 
 }  // namespace handlers

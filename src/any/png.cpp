@@ -1,6 +1,7 @@
 // Pictures (PNG): a scene consumer that draws a map from above or at an angle, with the
 // overview text file (pos_x, pos_y, scale) beside a top view.
 #include "handlers.hpp"
+#include "levelkit/convert/model_scene.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/render/render.hpp"
 
@@ -49,9 +50,40 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
     return r;
 }
 
+// A model is drawn as the scene of its meshes in their bind pose.
+Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    return from_scene(convert::model_to_scene(m), opt, diags);
+}
+
 }  // namespace
 
 namespace handlers {
+
+namespace {
+std::vector<OptionSpec> png_options() {
+    return {{.name = "view",
+             .type = OptionSpec::Type::text,
+             .default_value = "top",
+             .help = "picture: top (an overview, as radar images) or iso",
+             .choices = {"top", "iso"}},
+            {.name = "size",
+             .type = OptionSpec::Type::integer,
+             .default_value = "1024",
+             .help = "picture: width in pixels",
+             .min = 16,
+             .max = 16384},
+            {.name = "tools",
+             .type = OptionSpec::Type::flag,
+             .default_value = "0",
+             .help = "drawn outputs: keep faces with tool materials (nodraw, "
+                     "skip, hint, clip...)"},
+            {.name = "skybox",
+             .type = OptionSpec::Type::flag,
+             .default_value = "0",
+             .help = "picture: draw the 3D skybox too"}};
+}
+}  // namespace
 
 const FormatHandler png{
     .name = "png",
@@ -59,28 +91,8 @@ const FormatHandler png{
         "picture (written): a top-down overview (with its overview .txt) or an "
         "isometric view",
     .extensions = {".png"},
-    .scene = {.from = from_scene,
-              .from_options = {{.name = "view",
-                                .type = OptionSpec::Type::text,
-                                .default_value = "top",
-                                .help = "picture: top (an overview, as radar images) or iso",
-                                .choices = {"top", "iso"}},
-                               {.name = "size",
-                                .type = OptionSpec::Type::integer,
-                                .default_value = "1024",
-                                .help = "picture: width in pixels",
-                                .min = 16,
-                                .max = 16384},
-                               {.name = "tools",
-                                .type = OptionSpec::Type::flag,
-                                .default_value = "0",
-                                .help = "drawn outputs: keep faces with tool materials (nodraw, "
-                                        "skip, hint, clip...)"},
-                               {.name = "skybox",
-                                .type = OptionSpec::Type::flag,
-                                .default_value = "0",
-                                .help = "picture: draw the 3D skybox too"}},
-              .draws = true},
+    .scene = {.from = from_scene, .from_options = png_options(), .draws = true},
+    .model = {.from = from_model, .from_options = png_options(), .draws = true},
 };
 
 }  // namespace handlers

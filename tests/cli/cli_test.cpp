@@ -187,3 +187,27 @@ TEST(Cli, HelpListsConverterOptionsPerTarget) {
     EXPECT_NE(r.out.find("--texture-size"), std::string::npos);
     EXPECT_NE(r.out.find("to vmap:"), std::string::npos) << r.out;
 }
+
+TEST(Cli, ModelsToGltfAndBackToDmxObjAndAPicture) {
+    const fs::path d = temp_dir("model_gltf");
+    CliRun r = run({"convert", "--json", "-q", sample("demo.smd"), (d / "demo.glb").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = lk::Json::parse(r.out);
+    EXPECT_EQ(j["path"], "smd -> model -> gltf");
+    EXPECT_GT(j["report"]["gltf"]["triangles"].get<int>(), 0);
+    r = run({"convert", "--json", "-q", (d / "demo.glb").string(), (d / "demo.dmx").string(),
+             "--format", "model:22", "--encoding", "binary:9"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    j = lk::Json::parse(r.out);
+    EXPECT_EQ(j["path"], "gltf -> model -> dmx");
+    EXPECT_EQ(j["report"]["dmx"]["model_version"], 22);
+    r = run({"validate", (d / "demo.dmx").string()});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    r = run({"convert", "-q", (d / "demo.dmx").string(), (d / "demo.obj").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(d / "demo.mtl"));
+    r = run({"render", "-q", (d / "demo.dmx").string(), "-o", (d / "demo.png").string(), "--view",
+             "iso", "--size", "64"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_GT(fs::file_size(d / "demo.png"), 100u);
+}

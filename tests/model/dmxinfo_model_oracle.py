@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Oracle check: every DMX model levelkit writes (each corpus model re-targeted to binary 5 /
-model 18, binary 9 / model 22 and binary 2 / model 1, both written anew from the neutral model
-and converted in place) parses to the last byte with the
+model 18, binary 9 / model 22 and binary 2 / model 1, written anew from the neutral model, converted
+in place, and written from the model read back from its glTF) parses to the last byte with the
 independent parser notes/dmx_tools/dmxinfo.py, and carries the model header it was asked for.
 Exits 77 (skipped) when the corpus or dmxinfo.py is absent.
 """
@@ -52,7 +52,7 @@ def main():
                 print(f'{f}: dmxinfo: {info.get("error")} header {info.get("header")}')
                 failed += 1
     print(f'[model oracle] dmxinfo.py parsed {written - failed}/{written} written model files '
-          f'(every corpus model as binary 5/18, 9/22, 2/1; new and converted in place)')
+          f'(every corpus model as binary 5/18, 9/22, 2/1; new, converted in place and via glTF)')
     return 1 if failed or written == 0 else 0
 
 

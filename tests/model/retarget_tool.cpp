@@ -1,12 +1,14 @@
 // Test helper for the dmxinfo oracle: converts every DMX model given to the neutral model and
 // writes it back as binary 5 / model 18, binary 9 / model 22 and binary 2 / model 1 into OUT_DIR
-// (<stem>.b5m18.dmx ...), and converted in place by dmxmodel::retarget (<stem>.inplace.b5m18.dmx).
+// (<stem>.b5m18.dmx ...), converted in place by dmxmodel::retarget (<stem>.inplace.b5m18.dmx),
+// and written from the model read back from its glTF (<stem>.gltf.b5m18.dmx).
 // Prints one line per written file; exit 1 if any conversion failed.
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "levelkit/convert/dmxmodel_model.hpp"
+#include "levelkit/convert/model_gltf.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/dmx/io.hpp"
 
@@ -62,6 +64,20 @@ int main(int argc, char** argv) {
                 continue;
             }
             std::printf("wrote %s\n", path2.filename().c_str());
+            // The same target from the model that went to glTF and back.
+            auto glb = lk::convert::model_to_gltf(*m, {}, w);
+            auto back = glb ? lk::convert::gltf_to_model(glb->glb, {}, w)
+                            : lk::Result<lk::model::Model>(glb.error());
+            auto via = back ? lk::convert::model_to_dmx(*back, target, w)
+                            : lk::Result<lk::dmx::Document>(back.error());
+            auto via_data = via ? lk::dmx::write(*via) : lk::Result<lk::Bytes>(via.error());
+            const auto path3 = out_dir / (stem + ".gltf." + tag + ".dmx");
+            if (!via_data || !lk::write_file_atomic(path3, *via_data)) {
+                std::printf("failed %s -> glTF -> %s\n", in.filename().c_str(), tag);
+                ++failed;
+                continue;
+            }
+            std::printf("wrote %s\n", path3.filename().c_str());
         }
     }
     return failed ? 1 : 0;
