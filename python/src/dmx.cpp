@@ -200,6 +200,19 @@ std::vector<T> fixed_array(const py::handle& o) {
     return out;
 }
 
+// An integer attribute from an int, or from a float with no fraction (7.0).
+template <class I>
+I to_int(const py::handle& o) {
+    if (py::isinstance<py::float_>(o)) {
+        const double d = o.cast<double>();
+        if (d != static_cast<double>(static_cast<std::int64_t>(d))) {
+            throw py::value_error("an integer attribute cannot hold " + std::to_string(d));
+        }
+        return py::int_(py::reinterpret_borrow<py::object>(o)).cast<I>();
+    }
+    return o.cast<I>();
+}
+
 dmx::Binary to_binary(const py::handle& o) {
     const std::string s = py::bytes(py::reinterpret_borrow<py::object>(o)).cast<std::string>();
     dmx::Binary b(s.size());
@@ -224,7 +237,7 @@ dmx::Value from_py(const Holder& h, dmx::Type t, const py::handle& o) {
         case Type::element:
             return to_ref(h, o);
         case Type::int32:
-            return o.cast<std::int32_t>();
+            return to_int<std::int32_t>(o);
         case Type::float32:
             return o.cast<float>();
         case Type::boolean:
@@ -265,9 +278,9 @@ dmx::Value from_py(const Holder& h, dmx::Type t, const py::handle& o) {
             return mm;
         }
         case Type::uint64:
-            return o.cast<std::uint64_t>();
+            return to_int<std::uint64_t>(o);
         case Type::uint8:
-            return o.cast<std::uint8_t>();
+            return to_int<std::uint8_t>(o);
         case Type::elementid:
             return to_guid(o);
         case Type::element_array: {
@@ -532,6 +545,8 @@ void bind_dmx(py::module_& m) {
         .def("__contains__",
              [](const ElemHandle& r, const std::string& name) { return r.get().has(name); })
         .def("__len__", [](const ElemHandle& r) { return r.get().attributes.size(); })
+        // An element is never "empty": `if el:` tests for a null reference (None).
+        .def("__bool__", [](const ElemHandle&) { return true; })
         .def("__iter__",
              [](const ElemHandle& r) {
                  py::list keys;
