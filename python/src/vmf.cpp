@@ -15,11 +15,22 @@ namespace {
 
 struct VmfHolder {
     lk::vmf::Document doc;
-    lk::vmf::Map as_read;  // the model as read: an unchanged map writes the source bytes
     std::vector<lk::Diagnostic> warnings;
     std::string name;
+    // Set once anything that can edit the model was handed out. Until then the model is the one
+    // read; after, it is compared with the model rebuilt from the lossless tree (which is what
+    // vmf::Document::read made it from), so an unchanged map still writes its source bytes.
+    bool touched = false;
+    // Set by every change made through the API (setters, add/remove): modified without
+    // comparing. NumPy views only set `touched`.
+    bool dirty = false;
 
-    bool modified() const { return !(doc.map() == as_read); }
+    bool modified() const {
+        if (dirty) return true;
+        if (!touched) return false;
+        lk::Diagnostics ignored;
+        return !(doc.map() == lk::vmf::map_from_tree(doc.tree(), ignored));
+    }
     std::string write() const {
         if (!modified()) return doc.write();
         return lk::vmf::write(doc.map(), {std::string(doc.tree().eol())});
@@ -32,6 +43,11 @@ using Holder = std::shared_ptr<VmfHolder>;
 struct EntityRef {
     Holder h;
     int index = -1;
+    // The object for a change: the map counts as modified from then on.
+    lk::vmf::Entity& edit() const {
+        h->dirty = true;
+        return get();
+    }
     lk::vmf::Entity& get() const {
         lk::vmf::Map& m = h->doc.map();
         if (index < 0) return m.world;
@@ -45,6 +61,10 @@ struct EntityRef {
 struct OutputRef {
     EntityRef ent;
     std::size_t index = 0;
+    lk::vmf::Connection& edit() const {
+        ent.h->dirty = true;
+        return get();
+    }
     lk::vmf::Connection& get() const {
         auto& c = ent.get().connections;
         if (index >= c.size()) throw py::index_error("the output is no longer on the entity");
@@ -55,6 +75,10 @@ struct OutputRef {
 struct SolidRef {
     EntityRef ent;
     std::size_t index = 0;
+    lk::vmf::Solid& edit() const {
+        ent.h->dirty = true;
+        return get();
+    }
     lk::vmf::Solid& get() const {
         auto& s = ent.get().solids;
         if (index >= s.size()) throw py::index_error("the solid is no longer in the map");
@@ -65,6 +89,10 @@ struct SolidRef {
 struct SideRef {
     SolidRef solid;
     std::size_t index = 0;
+    lk::vmf::Side& edit() const {
+        solid.ent.h->dirty = true;
+        return get();
+    }
     lk::vmf::Side& get() const {
         auto& s = solid.get().sides;
         if (index >= s.size()) throw py::index_error("the side is no longer on the solid");
@@ -74,6 +102,10 @@ struct SideRef {
 
 struct DispRef {
     SideRef side;
+    lk::vmf::DispInfo& edit() const {
+        side.solid.ent.h->dirty = true;
+        return get();
+    }
     lk::vmf::DispInfo& get() const {
         lk::vmf::Side& s = side.get();
         if (!s.disp) throw py::value_error("the side has no displacement");
@@ -82,6 +114,7 @@ struct DispRef {
 };
 
 py::list entity_list(const Holder& h, const std::function<bool(const lk::vmf::Entity&)>& keep) {
+    h->touched = true;
     py::list out;
     auto& ents = h->doc.map().entities;
     for (std::size_t i = 0; i < ents.size(); ++i) {
@@ -158,7 +191,6 @@ py::object read_vmf(Input in) {
     {
         py::gil_scoped_release release;
         r = lk::vmf::read(std::move(in.blob), warnings);
-        if (r) h->as_read = r->map();
     }
     if (!r) {
         lk::Diagnostic d = r.error();
@@ -180,6 +212,7 @@ void bind_vmf(py::module_& m) {
         .def_readonly("name", &VmfHolder::name)
         .def_property_readonly("world",
                                [](const Holder& h) {
+                                   h->touched = true;
                                    return EntityRef{h, -1};
                                })
         .def_property_readonly(
@@ -204,6 +237,7 @@ void bind_vmf(py::module_& m) {
         .def(
             "add_entity",
             [](const Holder& h, const std::string& classname, const py::kwargs& keys) {
+                h->touched = h->dirty = true;
                 Map& map = h->doc.map();
                 const NextIds ids = next_ids(map);
                 Entity e;
@@ -224,6 +258,7 @@ void bind_vmf(py::module_& m) {
             [](const Holder& h, const EntityRef& e) {
                 if (e.h != h || e.index < 0) throw py::value_error("not an entity of this map");
                 e.get();
+                h->dirty = true;
                 auto& ents = h->doc.map().entities;
                 ents.erase(ents.begin() + e.index);
             },
@@ -310,11 +345,11 @@ void bind_vmf(py::module_& m) {
              })
         .def("__setitem__",
              [](const EntityRef& r, const std::string& key, const py::handle& value) {
-                 set_value(r.get(), to_text(py::str(key)), value);
+                 set_value(r.edit(), to_text(py::str(key)), value);
              })
         .def("__delitem__",
              [](const EntityRef& r, const std::string& key) {
-                 Entity& e = r.get();
+                 Entity& e = r.edit();
                  if (!find_key(e.keys, key)) throw py::key_error(key);
                  lk::erase_key(e.keys, key);
              })
@@ -350,7 +385,7 @@ void bind_vmf(py::module_& m) {
         .def(
             "add",
             [](const EntityRef& r, const std::string& key, const py::handle& value) {
-                r.get().keys.push_back({to_text(py::str(key)), to_kv_value(value)});
+                r.edit().keys.push_back({to_text(py::str(key)), to_kv_value(value)});
             },
             py::arg("key"), py::arg("value"), "Appends a keyvalue even if the key exists")
         .def("keys",
@@ -384,12 +419,12 @@ void bind_vmf(py::module_& m) {
                                })
         .def_property(
             "hidden", [](const EntityRef& r) { return r.get().hidden; },
-            [](const EntityRef& r, bool v) { r.get().hidden = v; })
+            [](const EntityRef& r, bool v) { r.edit().hidden = v; })
         .def_property(
             "visgroup_ids", [](const EntityRef& r) { return r.get().editor.visgroup_ids; },
             [](const EntityRef& r, std::vector<std::int64_t> ids) {
-                r.get().editor.present = true;
-                r.get().editor.visgroup_ids = std::move(ids);
+                r.edit().editor.present = true;
+                r.edit().editor.visgroup_ids = std::move(ids);
             })
         .def_property_readonly("outputs",
                                [](const EntityRef& r) {
@@ -403,7 +438,7 @@ void bind_vmf(py::module_& m) {
             "add_output",
             [](const EntityRef& r, const std::string& output, const std::string& target,
                const std::string& input, const std::string& param, double delay, int times) {
-                Entity& e = r.get();
+                Entity& e = r.edit();
                 Connection c;
                 c.output = to_text(py::str(output));
                 c.target = to_text(py::str(target));
@@ -440,7 +475,7 @@ void bind_vmf(py::module_& m) {
             "remove_output",
             [](const EntityRef& r, const OutputRef& o) {
                 o.get();
-                auto& c = r.get().connections;
+                auto& c = r.edit().connections;
                 c.erase(c.begin() + static_cast<std::ptrdiff_t>(o.index));
             },
             py::arg("output"))
@@ -464,7 +499,7 @@ void bind_vmf(py::module_& m) {
                     throw py::value_error("a brush needs a positive size on every axis");
                 }
                 NextIds ids = next_ids(r.h->doc.map());
-                Entity& e = r.get();
+                Entity& e = r.edit();
                 e.solids.push_back(box_solid(box, to_text(py::str(material)), ids));
                 return SolidRef{r, e.solids.size() - 1};
             },
@@ -474,7 +509,7 @@ void bind_vmf(py::module_& m) {
             "remove_solid",
             [](const EntityRef& r, const SolidRef& s) {
                 s.get();
-                auto& v = r.get().solids;
+                auto& v = r.edit().solids;
                 v.erase(v.begin() + static_cast<std::ptrdiff_t>(s.index));
             },
             py::arg("solid"))
@@ -490,7 +525,7 @@ void bind_vmf(py::module_& m) {
     def_property(                                                        \
         name, [](const OutputRef& o) { return to_str(o.get().member); }, \
         [](const OutputRef& o, const py::handle& v) {                    \
-            Connection& c = o.get();                                     \
+            Connection& c = o.edit();                                    \
             c.member = to_text(v);                                       \
             c.parsed = true;                                             \
         })
@@ -503,14 +538,14 @@ void bind_vmf(py::module_& m) {
         .def_property(
             "delay", [](const OutputRef& o) { return o.get().delay; },
             [](const OutputRef& o, double v) {
-                o.get().delay = v;
-                o.get().parsed = true;
+                o.edit().delay = v;
+                o.edit().parsed = true;
             })
         .def_property(
             "times", [](const OutputRef& o) { return o.get().times; },
             [](const OutputRef& o, int v) {
-                o.get().times = v;
-                o.get().parsed = true;
+                o.edit().times = v;
+                o.edit().parsed = true;
             })
         .def_property_readonly(
             "value", [](const OutputRef& o) { return to_str(o.get().value_text()); },
@@ -562,12 +597,12 @@ void bind_vmf(py::module_& m) {
                                })
         .def_property(
             "hidden", [](const SolidRef& s) { return s.get().hidden; },
-            [](const SolidRef& s, bool v) { s.get().hidden = v; })
+            [](const SolidRef& s, bool v) { s.edit().hidden = v; })
         .def_property(
             "visgroup_ids", [](const SolidRef& s) { return s.get().editor.visgroup_ids; },
             [](const SolidRef& s, std::vector<std::int64_t> ids) {
-                s.get().editor.present = true;
-                s.get().editor.visgroup_ids = std::move(ids);
+                s.edit().editor.present = true;
+                s.edit().editor.visgroup_ids = std::move(ids);
             })
         .def(
             "polygons",
@@ -593,7 +628,7 @@ void bind_vmf(py::module_& m) {
         .def_property_readonly("id", [](const SideRef& s) { return s.get().id; })
         .def_property(
             "material", [](const SideRef& s) { return to_str(s.get().material); },
-            [](const SideRef& s, const py::handle& v) { s.get().material = to_text(v); })
+            [](const SideRef& s, const py::handle& v) { s.edit().material = to_text(v); })
         .def_property(
             "plane_points",
             [](const SideRef& s) {
@@ -602,7 +637,7 @@ void bind_vmf(py::module_& m) {
             },
             [](const SideRef& s, const py::handle& v) {
                 if (py::len(v) != 3) throw py::value_error("a plane is three points");
-                auto& p = s.get().plane_points;
+                auto& p = s.edit().plane_points;
                 for (int i = 0; i < 3; ++i)
                     p[static_cast<std::size_t>(i)] = to_vec3(v[py::int_(i)]);
             })
@@ -618,19 +653,19 @@ void bind_vmf(py::module_& m) {
                                })
         .def_property(
             "uaxis", [](const SideRef& s) { return uv_tuple(s.get().uaxis); },
-            [](const SideRef& s, const py::handle& v) { s.get().uaxis = to_uv(v); })
+            [](const SideRef& s, const py::handle& v) { s.edit().uaxis = to_uv(v); })
         .def_property(
             "vaxis", [](const SideRef& s) { return uv_tuple(s.get().vaxis); },
-            [](const SideRef& s, const py::handle& v) { s.get().vaxis = to_uv(v); })
+            [](const SideRef& s, const py::handle& v) { s.edit().vaxis = to_uv(v); })
         .def_property(
             "rotation", [](const SideRef& s) { return s.get().rotation; },
-            [](const SideRef& s, double v) { s.get().rotation = v; })
+            [](const SideRef& s, double v) { s.edit().rotation = v; })
         .def_property(
             "lightmapscale", [](const SideRef& s) { return s.get().lightmapscale; },
-            [](const SideRef& s, double v) { s.get().lightmapscale = v; })
+            [](const SideRef& s, double v) { s.edit().lightmapscale = v; })
         .def_property(
             "smoothing_groups", [](const SideRef& s) { return s.get().smoothing_groups; },
-            [](const SideRef& s, std::uint32_t v) { s.get().smoothing_groups = v; })
+            [](const SideRef& s, std::uint32_t v) { s.edit().smoothing_groups = v; })
         .def_property_readonly("displacement",
                                [](const SideRef& s) -> py::object {
                                    if (!s.get().disp) return py::none();
@@ -648,7 +683,7 @@ void bind_vmf(py::module_& m) {
                                [](const DispRef& d) { return vec3(d.get().start_position); })
         .def_property(
             "elevation", [](const DispRef& d) { return d.get().elevation; },
-            [](const DispRef& d, double v) { d.get().elevation = v; })
+            [](const DispRef& d, double v) { d.edit().elevation = v; })
         .def_property_readonly(
             "normals",
             [](py::object self) { return vec3_array(self.cast<DispRef&>().get().normals, self); })

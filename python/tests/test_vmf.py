@@ -149,7 +149,34 @@ VMF_FILES = corpus_files("vmf", (".vmf",)) + corpus_files("bsp/vmf", (".vmf",))
 def test_corpus_round_trip_is_byte_identical(path):
     doc = levelkit.read(path)
     assert not doc.modified
-    assert doc.to_bytes() == path.read_bytes()
+    data = path.read_bytes()
+    assert doc.to_bytes() == data
+    # looking at entities, keys, solids and sides changes nothing either
+    for ent in [doc.world, *doc.entities]:
+        ent.items()
+        for solid in ent.solids[:3]:
+            [side.material for side in solid.sides]
+    assert not doc.modified
+    assert doc.to_bytes() == data
+
+
+def test_modified_tracks_edits_and_views(demo_vmf):
+    data = demo_vmf.read_bytes()
+    vmf = levelkit.read(demo_vmf)
+    disp = next(s.displacement for so in vmf.world.solids for s in so.sides
+                if s.displacement is not None)
+    view = disp.distances  # a writable view: compared with the file when writing
+    assert not vmf.modified and vmf.to_bytes() == data
+    old = float(view[0])
+    view[0] = old + 1
+    assert vmf.modified and vmf.to_bytes() != data
+    view[0] = old
+    assert not vmf.modified and vmf.to_bytes() == data
+    light = vmf.by_class("light")[0]
+    light["targetname"] = light["targetname"]  # an edit through the API counts as one
+    assert vmf.modified
+    again = levelkit.read(vmf.to_bytes())
+    assert [e.items() for e in again.entities] == [e.items() for e in vmf.entities]
 
 
 def test_corpus_present_for_vmf(corpus):
