@@ -9,8 +9,11 @@ Tasks (both libraries do the same steps; outputs stay in memory or a temporary f
   vmf-parse        parse the largest VMF into entities and brushes
   vmf-entities     parse it, set a keyvalue on every prop_* entity, find an entity by
                    targetname, add an output to it, serialise the map
+  bsp-query        open the largest BSP, parse its entity lump, list the light* entities and
+                   every targetname
   bsp-entities     open the largest BSP, parse its entity lump, set a keyvalue on every entity,
-                   add an entity, write the map to a file
+                   add an entity, write the map to a file (levelkit's write is atomic and
+                   fsyncs the file; srctools' save does neither)
 Times are the minimum of --repeat runs (levelkit) and --srctools-repeat runs (srctools).
 """
 from __future__ import annotations
@@ -54,6 +57,13 @@ def vmf_entities():
     vmf.export(buf)
     return len(buf.getvalue())
 
+def bsp_query():
+    bsp = BSP(bsp_path)
+    ents = bsp.ents
+    lights = [e for e in ents.entities if e["classname"].startswith("light")]
+    named = [e["targetname"] for e in ents.entities if e["targetname"]]
+    return len(lights) + len(named)
+
 def bsp_entities():
     bsp = BSP(bsp_path)
     ents = bsp.ents
@@ -64,7 +74,7 @@ def bsp_entities():
 
 out = {}
 for name, fn in [("vmf-parse", vmf_parse), ("vmf-entities", vmf_entities),
-                 ("bsp-entities", bsp_entities)]:
+                 ("bsp-query", bsp_query), ("bsp-entities", bsp_entities)]:
     best = None
     for _ in range(repeat):
         t = time.perf_counter()
@@ -97,6 +107,13 @@ def levelkit_tasks(vmf_path: Path, bsp_path: Path, repeat: int) -> dict[str, flo
             found[0].add_output("OnUser1", "!self", "Kill")
         return len(vmf.to_bytes())
 
+    def bsp_query():
+        bsp = levelkit.read(bsp_path)
+        ents = bsp.entities
+        lights = [e for e in ents if e.classname.startswith("light")]
+        named = [e["targetname"] for e in ents if "targetname" in e]
+        return len(lights) + len(named)
+
     def bsp_entities():
         bsp = levelkit.read(bsp_path)
         for ent in bsp.entities:
@@ -106,7 +123,7 @@ def levelkit_tasks(vmf_path: Path, bsp_path: Path, repeat: int) -> dict[str, flo
 
     out = {}
     for name, fn in [("vmf-parse", vmf_parse), ("vmf-entities", vmf_entities),
-                     ("bsp-entities", bsp_entities)]:
+                     ("bsp-query", bsp_query), ("bsp-entities", bsp_entities)]:
         times = []
         for _ in range(repeat):
             t = time.perf_counter()

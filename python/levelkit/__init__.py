@@ -13,6 +13,7 @@ warnings are a list on the document (doc.warnings), never printed.
 """
 from __future__ import annotations
 
+from . import _levelkit
 from ._levelkit import (  # noqa: F401  (re-exported API)
     BrushPolygons,
     BspDocument,
@@ -30,10 +31,8 @@ from ._levelkit import (  # noqa: F401  (re-exported API)
     VmfSide,
     VmfSolid,
     conversion_options,
-    convert,
     detect_format,
     formats,
-    read,
 )
 
 __all__ = [
@@ -44,6 +43,27 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+# Plain Python functions over the native ones, so they pickle by name (Dask, multiprocessing).
+def read(source, typed=True):
+    """Reads a file (path) or bytes-like object, detecting the format from the content.
+
+    Returns a VmfDocument, BspDocument or DmxDocument (also for VMAPs) when `typed`, else (and
+    for every other format) a format-erased Document. Raises levelkit.Error.
+    """
+    return _levelkit.read(source, typed)
+
+
+def convert(source, destination, *, to=None, in_place=False, **options):
+    """Converts a file along the conversion graph, as `levelkit convert` does.
+
+    The output format comes from the destination's extension unless `to` names one. Options are
+    the CLI's with '-' as '_' (--texture-size 512 -> texture_size=512); unknown or mistyped ones
+    raise levelkit.Error. The output (and companion files) are written atomically; the input is
+    never overwritten unless in_place=True. Returns {"path", "written", "report", "warnings"}.
+    """
+    return _levelkit.convert(source, destination, to=to, in_place=in_place, **options)
 
 
 def walk(element, _seen=None):
