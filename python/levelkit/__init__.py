@@ -23,6 +23,7 @@ from ._levelkit import (  # noqa: F401  (re-exported API)
     DmxElement,
     Document,
     Error,
+    Geometry,
     Severity,
     VmfDisplacement,
     VmfDocument,
@@ -33,13 +34,14 @@ from ._levelkit import (  # noqa: F401  (re-exported API)
     conversion_options,
     detect_format,
     formats,
+    geometry,
 )
 
 __all__ = [
     "BrushPolygons", "BspDocument", "BspEntity", "Diagnostic", "DmxDocument", "DmxElement",
-    "Document", "Error", "Severity", "VmfDisplacement", "VmfDocument", "VmfEntity", "VmfOutput",
-    "VmfSide", "VmfSolid", "conversion_options", "convert", "detect_format", "formats", "read",
-    "walk",
+    "Document", "Error", "Geometry", "Severity", "VmfDisplacement", "VmfDocument", "VmfEntity",
+    "VmfOutput", "VmfSide", "VmfSolid", "conversion_options", "convert", "detect_format",
+    "formats", "geometry", "read", "walk",
 ]
 
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ from ._levelkit import (
     DmxElement as DmxElement,
     Document as Document,
     Error as Error,
+    Geometry as Geometry,
     Severity as Severity,
     VmfDisplacement as VmfDisplacement,
     VmfDocument as VmfDocument,
@@ -20,6 +21,7 @@ from ._levelkit import (
     convert as convert,
     detect_format as detect_format,
     formats as formats,
+    geometry as geometry,
     read as read,
 )
 

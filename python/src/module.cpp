@@ -1,10 +1,12 @@
 // levelkit._levelkit: the native half of the Python package. Format-erased documents, reading
 // with format detection, whole conversion jobs (levelkit/any/jobs.hpp), and the typed document
 // classes of vmf.cpp, bsp.cpp and dmx.cpp.
+#include <cstring>
 #include <memory>
 
 #include "common.hpp"
 #include "levelkit/any/jobs.hpp"
+#include "levelkit/scene/geometry.hpp"
 
 namespace lkpy {
 
@@ -121,6 +123,62 @@ py::list option_list(const std::vector<const lk::OptionSpec*>& specs) {
         out.append(d);
     }
     return out;
+}
+
+// The drawable polygons of a map (scene::build_surfaces), exposed as NumPy views.
+struct Geometry {
+    lk::scene::Surfaces s;
+};
+
+template <class T, class S>
+py::array rows(std::vector<T>& v, py::ssize_t cols, const py::object& base) {
+    static_assert(sizeof(T) % sizeof(S) == 0);
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(v.size())};
+    std::vector<py::ssize_t> strides{static_cast<py::ssize_t>(sizeof(T))};
+    if (cols > 0) {
+        shape.push_back(cols);
+        strides.push_back(sizeof(S));
+    }
+    return py::array_t<S>(shape, strides, reinterpret_cast<S*>(v.data()), base);
+}
+
+Geometry geometry_of(const py::object& src, bool tools, bool exact, const py::kwargs& kwargs) {
+    Input in = open_input(src);
+    lk::ReadOptions ro;
+    ro.source_name = in.name;
+    ro.base_dir = in.base_dir;
+    lk::ConvertOptions opt;
+    opt.input_path = in.path;
+    opt.for_display = true;
+    opt.options = to_options(kwargs);
+    Geometry g;
+    lk::Diagnostic failure;
+    bool ok = true;
+    {
+        py::gil_scoped_release release;
+        auto doc = lk::read_document(in.blob, ro);
+        if (!doc) {
+            failure = doc.error();
+            ok = false;
+        } else {
+            lk::Diagnostics diags;
+            auto sc = lk::document_to_scene(*doc.value(), opt, diags);
+            if (!sc) {
+                failure = sc.error();
+                ok = false;
+            } else {
+                lk::scene::SurfaceOptions so;
+                so.polygons.prefer_exact_polygons = exact;
+                so.skip_tool_materials = !tools;
+                g.s = lk::scene::build_surfaces(sc.value(), so);
+            }
+        }
+    }
+    if (!ok) {
+        if (failure.file.empty() && !in.path.empty()) failure.file = in.name;
+        raise(failure);
+    }
+    return g;
 }
 
 }  // namespace
@@ -241,6 +299,70 @@ PYBIND11_MODULE(_levelkit, m) {
             return py::str(std::string(f->name));
         },
         py::arg("source"));
+
+    py::class_<Geometry>(m, "Geometry",
+                         "A map's drawable polygons (brush faces, displacements, meshes) as "
+                         "NumPy views: corners, then polygons as ranges of corners")
+        .def_property_readonly("positions",
+                               [](py::object self) {
+                                   return rows<lk::Vec3, double>(self.cast<Geometry&>().s.positions,
+                                                                 3, self);
+                               })
+        .def_property_readonly("normals",
+                               [](py::object self) {
+                                   return rows<lk::Vec3, double>(self.cast<Geometry&>().s.normals,
+                                                                 3, self);
+                               })
+        .def_property_readonly("uvs",
+                               [](py::object self) {
+                                   return rows<std::array<double, 2>, double>(
+                                       self.cast<Geometry&>().s.uvs, 2, self);
+                               })
+        .def_property_readonly("polygon_begin",
+                               [](py::object self) {
+                                   return rows<std::uint32_t, std::uint32_t>(
+                                       self.cast<Geometry&>().s.polygon_begin, 0, self);
+                               })
+        .def_property_readonly("polygon_material",
+                               [](py::object self) {
+                                   return rows<std::uint32_t, std::uint32_t>(
+                                       self.cast<Geometry&>().s.polygon_material, 0, self);
+                               })
+        .def_property_readonly("materials",
+                               [](const Geometry& g) {
+                                   py::list out;
+                                   for (const auto& m : g.s.materials) out.append(to_str(m));
+                                   return out;
+                               })
+        .def_property_readonly("polygon_count",
+                               [](const Geometry& g) { return g.s.polygon_count(); })
+        .def(
+            "triangles",
+            [](const Geometry& g) {
+                std::vector<std::array<std::uint32_t, 3>> tris;
+                {
+                    py::gil_scoped_release release;
+                    tris.reserve(g.s.triangle_count());
+                    std::vector<std::array<std::uint32_t, 3>> local;
+                    for (std::size_t i = 0; i < g.s.polygon_count(); ++i) {
+                        local.clear();
+                        lk::triangulate_polygon(g.s.polygon(i), local);
+                        const std::uint32_t base = g.s.polygon_begin[i];
+                        for (auto t : local)
+                            tris.push_back({t[0] + base, t[1] + base, t[2] + base});
+                    }
+                }
+                py::array_t<std::uint32_t> out(
+                    {static_cast<py::ssize_t>(tris.size()), py::ssize_t{3}});
+                if (!tris.empty())
+                    std::memcpy(out.mutable_data(), tris.data(), tris.size() * sizeof(tris[0]));
+                return out;
+            },
+            "Triangles as (m, 3) indices into positions (ear clipping, windings kept)");
+    m.def("geometry", &geometry_of, py::arg("source"), py::kw_only(), py::arg("tools") = false,
+          py::arg("exact") = false,
+          "The drawable polygons of a map of any format (as `levelkit geometry`); options as the "
+          "conversion to the scene takes them");
 
     bind_vmf(m);
     bind_bsp(m);
