@@ -7,6 +7,8 @@
 #include "common.hpp"
 #include "levelkit/dmx/document.hpp"
 #include "levelkit/dmx/io.hpp"
+#include "levelkit/dmxmodel/dmxmodel.hpp"
+#include "levelkit/vmap/vmap.hpp"
 
 namespace lkpy {
 
@@ -403,6 +405,137 @@ void set_attr(const ElemHandle& r, const std::string& name, const py::handle& va
     r.get().set(name, std::move(v));
 }
 
+py::object ns(py::dict d) {
+    return py::module_::import("types").attr("SimpleNamespace")(**d);
+}
+
+// The entities and meshes of a VMAP (vmap::Map over the document): what they are, and the
+// elements that hold them, so edits go through DmxElement.
+py::dict vmap_view(const Holder& h) {
+    lk::Diagnostics warnings;
+    const lk::vmap::Map map = take(lk::vmap::read(h->doc, warnings));
+    py::list entities, meshes;
+    for (std::uint32_t i : map.entities) {
+        const lk::vmap::Node& n = map.nodes[i];
+        py::dict d;
+        d["element"] = element_or_none(h, n.element);
+        d["classname"] = to_str(map.classname(n.element));
+        py::list props;
+        for (auto [k, v] : map.properties(n.element))
+            props.append(py::make_tuple(to_str(k), to_str(v)));
+        d["properties"] = props;
+        const dmx::Element& e = map.element(n);
+        const dmx::Attribute* kv = e.find("entity_properties");
+        d["keyvalues"] = kv && kv->value.get_if<dmx::ElementRef>()
+                             ? element_or_none(h, kv->value.get<dmx::ElementRef>())
+                             : py::none();
+        const lk::vmap::Transform t = map.transform(n.element);
+        d["origin"] = vec3(t.origin);
+        d["angles"] = vec3(t.angles);
+        d["scales"] = vec3(t.scales);
+        py::list conns;
+        for (const auto& c : map.connections(n.element)) {
+            py::dict cd;
+            cd["output"] = to_str(c.output);
+            cd["target"] = to_str(c.target);
+            cd["input"] = to_str(c.input);
+            cd["param"] = to_str(c.param);
+            cd["delay"] = c.delay;
+            cd["times"] = c.times;
+            conns.append(ns(cd));
+        }
+        d["outputs"] = conns;
+        entities.append(ns(d));
+    }
+    for (std::uint32_t i : map.meshes) {
+        const lk::vmap::Node& n = map.nodes[i];
+        py::dict d;
+        d["element"] = element_or_none(h, n.element);
+        d["mesh"] = element_or_none(h, map.mesh_data(n.element));
+        const lk::vmap::Transform t = map.transform(n.element);
+        d["origin"] = vec3(t.origin);
+        d["angles"] = vec3(t.angles);
+        d["scales"] = vec3(t.scales);
+        meshes.append(ns(d));
+    }
+    py::dict out;
+    out["entities"] = entities;
+    out["meshes"] = meshes;
+    out["world"] = element_or_none(h, map.world);
+    return out;
+}
+
+// A DMX model's skeleton, meshes (vertex data element, fields, face sets), shapes, clips.
+py::object model_view(const Holder& h) {
+    lk::Diagnostics warnings;
+    const lk::dmxmodel::Model m = take(lk::dmxmodel::open(h->doc, warnings));
+    py::list nodes;
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+        const auto& n = m.nodes[i];
+        py::dict d;
+        d["name"] = to_str(n.name);
+        d["kind"] = n.kind == lk::dmxmodel::NodeKind::model   ? "model"
+                    : n.kind == lk::dmxmodel::NodeKind::joint ? "joint"
+                                                              : "dag";
+        d["parent"] = n.parent;
+        d["element"] = element_or_none(h, n.element);
+        d["transform"] = element_or_none(h, n.transform);
+        d["path"] = to_str(m.node_path(static_cast<std::uint32_t>(i)));
+        nodes.append(ns(d));
+    }
+    py::list meshes;
+    for (const auto& mesh : m.meshes) {
+        py::dict d;
+        d["node"] = mesh.node;
+        d["element"] = element_or_none(h, mesh.element);
+        d["vertex_data"] = element_or_none(h, mesh.bind.element);
+        py::list fields;
+        for (const auto& f : mesh.bind.fields) fields.append(to_str(f.name));
+        d["fields"] = fields;
+        py::list sets;
+        for (const auto& fs : mesh.face_sets) {
+            py::dict sd;
+            sd["material"] = to_str(fs.material_name);
+            sd["element"] = element_or_none(h, fs.element);
+            sets.append(ns(sd));
+        }
+        d["face_sets"] = sets;
+        py::list shapes;
+        for (const auto& delta : mesh.deltas) {
+            py::dict dd;
+            dd["name"] = to_str(delta.name);
+            dd["element"] = element_or_none(h, delta.element);
+            shapes.append(ns(dd));
+        }
+        d["shapes"] = shapes;
+        meshes.append(ns(d));
+    }
+    py::list clips;
+    for (const auto& c : m.clips) {
+        py::dict d;
+        d["name"] = to_str(c.name);
+        d["frame_rate"] = c.frame_rate;
+        d["frame_count"] = c.frame_count();
+        d["channels"] = c.channels.size();
+        d["element"] = element_or_none(h, c.element);
+        clips.append(ns(d));
+    }
+    py::list attachments;
+    for (const auto& a : m.attachments) attachments.append(to_str(a.name));
+    py::list controls;
+    for (const auto& c : m.controls) controls.append(to_str(c.name));
+    py::dict out;
+    out["nodes"] = nodes;
+    out["joints"] = m.joints;
+    out["meshes"] = meshes;
+    out["clips"] = clips;
+    out["attachments"] = attachments;
+    out["controls"] = controls;
+    out["up_axis"] = m.axes.up;
+    out["warnings"] = diagnostics(warnings.items());
+    return ns(out);
+}
+
 }  // namespace
 
 py::object read_dmx(Input in, bool vmap) {
@@ -480,6 +613,16 @@ void bind_dmx(py::module_& m) {
             py::arg("encoding"), py::arg("version"),
             "Re-encodes the document: binary 1-9, keyvalues2 1-4, keyvalues2_flat, ...")
         .def("dump_text", [](const DmxHolder& h) { return to_str(take(dmx::dump_text(h.doc))); })
+        .def_property_readonly(
+            "map_entities", [](const Holder& h) { return py::object(vmap_view(h)["entities"]); },
+            "VMAP: the CMapEntity nodes (element, classname, properties, keyvalues element, "
+            "origin/angles/scales, outputs)")
+        .def_property_readonly(
+            "map_meshes", [](const Holder& h) { return py::object(vmap_view(h)["meshes"]); },
+            "VMAP: the CMapMesh nodes (element, mesh: the CDmePolygonMesh, transform)")
+        .def("model", &model_view,
+             "DMX model: nodes (skeleton), joints, meshes (vertex data, fields, face sets, "
+             "shapes), clips, attachments, controls")
         .def_property_readonly("warnings",
                                [](const DmxHolder& h) { return diagnostics(h.warnings); })
         .def("to_bytes",

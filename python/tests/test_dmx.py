@@ -117,3 +117,60 @@ def test_vmap_is_a_dmx_document(corpus):
     doc = levelkit.read(vmap)
     assert doc.format == "vmap" and doc.format_name == "vmap"
     assert doc.root.type == "CMapRootElement"
+
+
+VMAPS = [p for p in DMX_FILES if p.name.endswith((".vmap", ".vmap.txt"))]
+
+
+@pytest.mark.parametrize("path", VMAPS, ids=lambda p: p.name)
+def test_vmap_entities_and_meshes(path):
+    doc = levelkit.read(path)
+    try:
+        ents, meshes = doc.map_entities, doc.map_meshes
+    except levelkit.Error as err:  # files whose root is not a Hammer map (kept as DMX)
+        pytest.skip(f"not a Hammer map: {err}")
+    for e in ents:
+        assert e.element.type == "CMapEntity"
+        assert e.properties[0][0] == "classname" or not e.properties
+        assert len(e.origin) == 3
+    for m in meshes:
+        assert m.element.type == "CMapMesh"
+        if m.mesh is not None:
+            assert m.mesh.type == "CDmePolygonMesh"
+
+
+def test_vmap_entity_edit_round_trip(corpus):
+    path = next(p for p in VMAPS if p.name.startswith("s1i_box_b9"))
+    doc = levelkit.read(path)
+    start = next(e for e in doc.map_entities if e.classname == "info_player_start")
+    start.keyvalues["targetname"] = "py_start"
+    again = levelkit.read(doc.to_bytes())
+    names = [dict(e.properties).get("targetname") for e in again.map_entities]
+    assert "py_start" in names
+    mesh = again.map_meshes[0].mesh
+    streams = [el for el in levelkit.walk(mesh) if el.type == "CDmePolygonMeshDataStream"]
+    assert any(isinstance(s["data"], np.ndarray) for s in streams)
+
+
+MODELS = [p for p in DMX_FILES if p.parent.name == "model"]
+
+
+@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.name)
+def test_dmx_model_views(path):
+    doc = levelkit.read(path)
+    model = doc.model()
+    assert model.nodes or model.controls or model.clips  # flex-only files have no nodes
+    for node in model.nodes:
+        assert node.kind in ("model", "joint", "dag")
+        assert -1 <= node.parent < len(model.nodes)
+    for mesh in model.meshes:
+        assert mesh.vertex_data is not None
+        for field in mesh.fields:
+            values = mesh.vertex_data[field]
+            assert isinstance(values, (np.ndarray, list))  # arrays: NumPy views or lists
+            if field.startswith("position"):
+                assert isinstance(values, np.ndarray) and values.shape[1] == 3
+        for fs in mesh.face_sets:
+            assert isinstance(fs.material, str)
+    for clip in model.clips:
+        assert clip.frame_count >= 1
