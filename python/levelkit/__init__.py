@@ -31,6 +31,9 @@ from ._levelkit import (  # noqa: F401  (re-exported API)
     VmfOutput,
     VmfSide,
     VmfSolid,
+    WmpBlock,
+    WmpDocument,
+    WmpObject,
     conversion_options,
     detect_format,
     formats,
@@ -40,7 +43,8 @@ from ._levelkit import (  # noqa: F401  (re-exported API)
 __all__ = [
     "BrushPolygons", "BspDocument", "BspEntity", "Diagnostic", "DmxDocument", "DmxElement",
     "Document", "Error", "Geometry", "Severity", "VmfDisplacement", "VmfDocument", "VmfEntity",
-    "VmfOutput", "VmfSide", "VmfSolid", "conversion_options", "convert", "detect_format",
+    "VmfOutput", "VmfSide", "VmfSolid", "WmpBlock", "WmpDocument", "WmpObject",
+    "conversion_options", "convert", "detect_format",
     "formats", "geometry", "read", "walk",
 ]
 

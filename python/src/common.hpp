@@ -72,10 +72,12 @@ void bind_common(py::module_& m);
 void bind_vmf(py::module_& m);
 void bind_bsp(py::module_& m);
 void bind_dmx(py::module_& m);
+void bind_wmp(py::module_& m);
 
 // Read entry points of the typed documents (module.cpp dispatches on the detected format).
 py::object read_vmf(Input in);
 py::object read_bsp(Input in);
 py::object read_dmx(Input in, bool vmap);
+py::object read_wmp(Input in);
 
 }  // namespace lkpy

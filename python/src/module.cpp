@@ -69,6 +69,7 @@ py::object read_source(const py::object& src, bool typed) {
         if (f->name == "bsp") return read_bsp(std::move(in));
         if (f->name == "dmx") return read_dmx(std::move(in), false);
         if (f->name == "vmap") return read_dmx(std::move(in), true);
+        if (f->name == "wmp") return read_wmp(std::move(in));
     }
     return read_any(std::move(in));
 }
@@ -367,4 +368,5 @@ PYBIND11_MODULE(_levelkit, m) {
     bind_vmf(m);
     bind_bsp(m);
     bind_dmx(m);
+    bind_wmp(m);
 }

@@ -20,7 +20,8 @@ def test_read_detects_the_format_from_the_content(demo_vmf, demo_wmp, tmp_path):
     renamed.write_bytes(demo_vmf.read_bytes())
     assert levelkit.read(renamed).format == "vmf"
     assert levelkit.detect_format(renamed) == "vmf"
-    wmp = levelkit.read(demo_wmp)
+    assert isinstance(levelkit.read(demo_wmp), levelkit.WmpDocument)
+    wmp = levelkit.read(demo_wmp, typed=False)
     assert isinstance(wmp, levelkit.Document) and wmp.format == "wmp"
     assert levelkit.read(demo_vmf, typed=False).format == "vmf"
 
@@ -39,7 +40,7 @@ def test_read_bytes_and_write_back_identical(demo_vmf, tmp_path):
 
 
 def test_generic_document_info_and_convert(demo_wmp):
-    doc = levelkit.read(demo_wmp)
+    doc = levelkit.read(demo_wmp, typed=False)
     info = doc.info()
     assert info["format"] == "wmp"
     assert doc.to_bytes() == demo_wmp.read_bytes()
