@@ -69,7 +69,7 @@ py::object read_source(const py::object& src, bool typed) {
         if (f->name == "bsp") return read_bsp(std::move(in));
         if (f->name == "dmx") return read_dmx(std::move(in), false);
         if (f->name == "vmap") return read_dmx(std::move(in), true);
-        if (f->name == "wmp") return read_wmp(std::move(in));
+        if (f->name == "wmp" || f->name == "wmp_m") return read_wmp(std::move(in));
     }
     return read_any(std::move(in));
 }

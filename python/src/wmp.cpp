@@ -104,7 +104,9 @@ py::object read_wmp(Input in) {
 void bind_wmp(py::module_& m) {
     py::class_<WmpHolder, Holder>(m, "WmpDocument",
                                   "A Gamestudio level (WMP text or binary, WED's $$M)")
-        .def_property_readonly("format", [](const WmpHolder&) { return "wmp"; })
+        .def_property_readonly(
+            "format",
+            [](const WmpHolder& h) { return h.file.dialect == wmp::Dialect::mm ? "wmp_m" : "wmp"; })
         .def_readonly("name", &WmpHolder::name)
         .def_property_readonly(
             "dialect",

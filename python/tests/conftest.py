@@ -20,7 +20,7 @@ def corpus_files(sub: str, suffixes: tuple[str, ...]) -> list[Path]:
     root = corpus_dir()
     if root is None or not (root / sub).is_dir():
         return []
-    return sorted(p for p in (root / sub).iterdir()
+    return sorted(p for p in (root / sub).rglob("*")
                   if p.is_file() and p.name.lower().endswith(suffixes))
 
 

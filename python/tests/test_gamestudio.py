@@ -7,13 +7,14 @@ import pytest
 import levelkit
 from conftest import corpus_files
 
-WMP_FILES = corpus_files("wmp", (".wmp",))
+WMP_FILES = corpus_files("wmp", (".wmp", ".$$m"))
 
 
 @pytest.mark.parametrize("path", WMP_FILES, ids=lambda p: p.name)
 def test_corpus_wmp_round_trip_is_byte_identical(path):
     doc = levelkit.read(path)
-    assert doc.format == "wmp"
+    assert isinstance(doc, levelkit.WmpDocument)
+    assert doc.format == ("wmp_m" if path.suffix.lower() == ".$$m" else "wmp")
     assert doc.to_bytes() == path.read_bytes()
 
 

@@ -142,7 +142,7 @@ def test_visgroups_and_stats(demo_vmf):
     assert vmf.validate() == [] or all(isinstance(d, levelkit.Diagnostic) for d in vmf.validate())
 
 
-VMF_FILES = corpus_files("vmf", (".vmf",)) + corpus_files("bsp/vmf", (".vmf",))
+VMF_FILES = corpus_files("vmf", (".vmf",)) + corpus_files("bsp", (".vmf",))
 
 
 @pytest.mark.parametrize("path", VMF_FILES, ids=lambda p: p.name)
