@@ -23,6 +23,7 @@ namespace bsp = lk::bsp;
 struct BspHolder {
     bsp::Bsp map;
     std::optional<bsp::EntityLump> ents;  // parsed on first use
+    std::uint32_t generation = 0;         // bumped when `ents` is replaced (set_lump(0))
     std::vector<lk::Diagnostic> warnings;
     std::string name;
 
@@ -53,7 +54,14 @@ using Holder = std::shared_ptr<BspHolder>;
 struct BspEntityRef {
     Holder h;
     lk::kv::NodeId id = lk::kv::kNone;
-    lk::kv::Document& doc() const { return h->entities().document(); }
+    std::uint32_t generation = 0;
+    lk::kv::Document& doc() const {
+        lk::kv::Document& d = h->entities().document();
+        if (generation != h->generation || id >= d.node_count()) {
+            throw py::index_error("the entity lump was replaced: fetch the entities again");
+        }
+        return d;
+    }
     lk::kv::Node node() const { return doc().node(id); }
 };
 
@@ -91,7 +99,7 @@ py::list entity_list(const Holder& h, std::string_view key, std::string_view pat
                 continue;
             }
         }
-        out.append(py::cast(BspEntityRef{h, n.id()}));
+        out.append(py::cast(BspEntityRef{h, n.id(), h->generation}));
     }
     return out;
 }
@@ -194,7 +202,10 @@ void bind_bsp(py::module_& m) {
             "set_lump",
             [](BspHolder& h, int index, const py::bytes& data) {
                 if (index < 0 || index >= bsp::kLumpCount) throw py::index_error("lump index");
-                if (index == 0) h.ents.reset();
+                if (index == 0) {
+                    h.ents.reset();
+                    ++h.generation;
+                }
                 check(h.map.set_lump(static_cast<bsp::LumpId>(index),
                                      lk::Blob::copy_of(std::string_view(data))));
             },
@@ -219,14 +230,14 @@ void bind_bsp(py::module_& m) {
                 const lk::kv::NodeId id = doc.add_block(doc.root().id(), "");
                 doc.add_value(id, "classname", to_text(py::str(classname)));
                 for (auto [k, v] : keys) doc.add_value(id, to_text(k), to_kv_value(v));
-                return BspEntityRef{h, id};
+                return BspEntityRef{h, id, h->generation};
             },
             py::arg("classname"))
         .def(
             "remove_entity",
             [](const Holder& h, const BspEntityRef& e) {
                 if (e.h != h) throw py::value_error("not an entity of this map");
-                h->entities().document().remove(e.id);
+                e.doc().remove(e.id);
             },
             py::arg("entity"))
         .def_property_readonly(

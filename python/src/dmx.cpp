@@ -21,6 +21,9 @@ struct DmxHolder {
     std::vector<lk::Diagnostic> warnings;
     std::string name;
     bool vmap = false;
+    // Replaced and removed attribute values are kept until the document goes: NumPy views
+    // handed out point into their arrays.
+    std::vector<dmx::Value> replaced;
 };
 using Holder = std::shared_ptr<DmxHolder>;
 
@@ -402,6 +405,7 @@ void set_attr(const ElemHandle& r, const std::string& name, const py::handle& va
         t = infer(value);
     }
     dmx::Value v = from_py(r.h, t, value);
+    if (dmx::Attribute* old = r.get().find(name)) r.h->replaced.push_back(std::move(old->value));
     r.get().set(name, std::move(v));
 }
 
@@ -683,7 +687,10 @@ void bind_dmx(py::module_& m) {
             "Sets an attribute; `type` is a keyvalues2 type name ('vector3_array', 'int', ...)")
         .def("__delitem__",
              [](const ElemHandle& r, const std::string& name) {
-                 if (!r.get().remove(name)) throw py::key_error(name);
+                 dmx::Attribute* old = r.get().find(name);
+                 if (!old) throw py::key_error(name);
+                 r.h->replaced.push_back(std::move(old->value));
+                 r.get().remove(name);
              })
         .def("__contains__",
              [](const ElemHandle& r, const std::string& name) { return r.get().has(name); })

@@ -24,6 +24,10 @@ struct VmfHolder {
     // Set by every change made through the API (setters, add/remove): modified without
     // comparing. NumPy views only set `touched`.
     bool dirty = false;
+    // Removed entities and solids are kept until the document goes: NumPy views handed out
+    // (displacement fields) point into them.
+    std::vector<lk::vmf::Entity> removed_entities;
+    std::vector<lk::vmf::Solid> removed_solids;
 
     bool modified() const {
         if (dirty) return true;
@@ -260,6 +264,7 @@ void bind_vmf(py::module_& m) {
                 e.get();
                 h->dirty = true;
                 auto& ents = h->doc.map().entities;
+                h->removed_entities.push_back(std::move(ents[static_cast<std::size_t>(e.index)]));
                 ents.erase(ents.begin() + e.index);
             },
             py::arg("entity"))
@@ -510,6 +515,7 @@ void bind_vmf(py::module_& m) {
             [](const EntityRef& r, const SolidRef& s) {
                 s.get();
                 auto& v = r.edit().solids;
+                r.h->removed_solids.push_back(std::move(v[s.index]));
                 v.erase(v.begin() + static_cast<std::ptrdiff_t>(s.index));
             },
             py::arg("solid"))

@@ -133,3 +133,13 @@ def test_compress_and_decompress(corpus):
 
 def test_corpus_present_for_bsp(corpus):
     assert BSP_FILES, "no BSP files in the corpus"
+
+
+def test_entity_handles_after_the_lump_is_replaced(corpus):
+    doc = levelkit.read(small_bsp(corpus))
+    ent = doc.entities[0]
+    text = doc.lump_bytes(0)
+    doc.set_lump(0, text)
+    with pytest.raises(IndexError):
+        ent["classname"]
+    assert doc.entities[0]["classname"] == "worldspawn"

@@ -174,3 +174,12 @@ def test_dmx_model_views(path):
             assert isinstance(fs.material, str)
     for clip in model.clips:
         assert clip.frame_count >= 1
+
+
+def test_views_outlive_replaced_attributes():
+    doc = new_doc()
+    doc.root["positions"] = np.ones((1000, 3), dtype=np.float32)
+    view = doc.root["positions"]
+    doc.root["positions"] = np.zeros((2, 3), dtype=np.float32)  # the old array is kept alive
+    del doc.root["positions"]
+    assert view.shape == (1000, 3) and float(view.sum()) == 3000.0

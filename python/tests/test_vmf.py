@@ -181,3 +181,13 @@ def test_modified_tracks_edits_and_views(demo_vmf):
 
 def test_corpus_present_for_vmf(corpus):
     assert VMF_FILES, "no VMF files in the corpus"
+
+
+def test_displacement_views_outlive_removed_solids(demo_vmf):
+    vmf = levelkit.read(demo_vmf)
+    owner, solid, disp = next((e, so, s.displacement) for e in [vmf.world, *vmf.entities]
+                              for so in e.solids for s in so.sides if s.displacement is not None)
+    normals = disp.normals
+    before = normals.copy()
+    owner.remove_solid(solid)
+    assert np.array_equal(normals, before)  # still readable: the removed solid is kept
