@@ -186,3 +186,68 @@ void validate(const Map& map, Diagnostics& out, const kv::Document* tree,
 }
 
 }  // namespace lk::vmf
+
+namespace lk::vmf {
+
+namespace {
+
+void take_max(std::int64_t& next, std::int64_t id) {
+    if (id >= next) next = id + 1;
+}
+
+void scan_ids(const Entity& e, NextIds& ids) {
+    take_max(ids.entity, e.id());
+    for (const Solid& s : e.solids) {
+        take_max(ids.solid, s.id);
+        for (const Side& side : s.sides) take_max(ids.side, side.id);
+    }
+    for (const Group& g : e.groups) take_max(ids.entity, g.id);
+}
+
+}  // namespace
+
+NextIds next_ids(const Map& map) {
+    NextIds ids;
+    if (map.has_world) scan_ids(map.world, ids);
+    for (const Entity& e : map.entities) scan_ids(e, ids);
+    return ids;
+}
+
+Solid box_solid(const Aabb& box, std::string_view material, NextIds& ids) {
+    const Vec3 lo = box.mins, hi = box.maxs;
+    const Vec3 x{1, 0, 0}, y{0, 1, 0}, down{0, 0, -1}, minus_y{0, -1, 0};
+    struct Face {
+        std::array<Vec3, 3> points;
+        Vec3 u, v;
+    };
+    // Hammer's block tool: points clockwise seen from outside, so the plane normal (VBSP's rule)
+    // points out of the brush.
+    const std::array<Face, 6> faces = {{
+        {{{{lo.x, hi.y, hi.z}, {hi.x, hi.y, hi.z}, {hi.x, lo.y, hi.z}}}, x, minus_y},
+        {{{{lo.x, lo.y, lo.z}, {hi.x, lo.y, lo.z}, {hi.x, hi.y, lo.z}}}, x, minus_y},
+        {{{{lo.x, hi.y, hi.z}, {lo.x, lo.y, hi.z}, {lo.x, lo.y, lo.z}}}, y, down},
+        {{{{hi.x, hi.y, lo.z}, {hi.x, lo.y, lo.z}, {hi.x, lo.y, hi.z}}}, y, down},
+        {{{{hi.x, hi.y, hi.z}, {lo.x, hi.y, hi.z}, {lo.x, hi.y, lo.z}}}, x, down},
+        {{{{hi.x, lo.y, lo.z}, {lo.x, lo.y, lo.z}, {lo.x, lo.y, hi.z}}}, x, down},
+    }};
+    Solid solid;
+    solid.id = ids.solid++;
+    for (const Face& f : faces) {
+        Side side;
+        side.present = Side::kId | Side::kPlane | Side::kMaterial | Side::kUAxis | Side::kVAxis |
+                       Side::kRotation | Side::kLightmapScale | Side::kSmoothingGroups;
+        side.id = ids.side++;
+        side.plane_points = f.points;
+        side.material = std::string(material);
+        side.uaxis = {f.u, 0, 0.25};
+        side.vaxis = {f.v, 0, 0.25};
+        solid.sides.push_back(std::move(side));
+    }
+    solid.editor.present = true;
+    solid.editor.color = std::array<int, 3>{0, 180, 240};
+    solid.editor.visgroup_shown = true;
+    solid.editor.visgroup_autoshown = true;
+    return solid;
+}
+
+}  // namespace lk::vmf

@@ -483,3 +483,42 @@ TEST(Vmf, HugeNumbersWhereIntegersBelongAreReported) {
     EXPECT_FALSE(side.disp->has(vmf::DispInfo::kTriangleTags));
     ASSERT_EQ(side.disp->extra_blocks.size(), 1u);  // the rows survive as written
 }
+
+TEST(Vmf, BoxSolidIsAValidBrushWithOutwardPlanesAndFreshIds) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    vmf::Map& map = doc->map();
+    vmf::NextIds ids = vmf::next_ids(map);
+    for (const vmf::Entity* e : {&map.world}) {
+        EXPECT_GT(ids.entity, e->id());
+        for (const vmf::Solid& s : e->solids) {
+            EXPECT_GT(ids.solid, s.id);
+            for (const vmf::Side& side : s.sides) EXPECT_GT(ids.side, side.id);
+        }
+    }
+    const vmf::NextIds before = ids;
+    Aabb box;
+    box.add({-32, 16, 0});
+    box.add({96, 48, 256});
+    const vmf::Solid solid = vmf::box_solid(box, "TOOLS/TOOLSNODRAW", ids);
+    EXPECT_EQ(solid.id, before.solid);
+    EXPECT_EQ(ids.solid, before.solid + 1);
+    EXPECT_EQ(ids.side, before.side + 6);
+    ASSERT_EQ(solid.sides.size(), 6u);
+    BrushPolygons polys;
+    vmf::solid_polygons(solid, polys);
+    EXPECT_TRUE(polys.valid());
+    ASSERT_EQ(polys.face_count(), 6u);
+    for (std::size_t i = 0; i < 6; ++i) {
+        const auto plane = solid.sides[i].plane();
+        ASSERT_TRUE(plane);
+        EXPECT_LT(plane->distance_to(box.center()), 0) << "side " << i;
+        EXPECT_EQ(polys.face(i).size(), 4u);
+        for (const Vec3& p : polys.face(i)) EXPECT_TRUE(box.contains(p, 1e-6));
+    }
+    // Written and read back, the new brush is part of the map.
+    map.world.solids.push_back(solid);
+    auto again = vmf::Document::read(vmf::write(map));
+    ASSERT_TRUE(again) << again.error().to_string();
+    EXPECT_EQ(again->map().world.solids.back(), solid);
+}

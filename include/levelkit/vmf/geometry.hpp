@@ -28,6 +28,21 @@ void solid_polygons(const Solid& solid, BrushPolygons& out, const PolygonOptions
 std::optional<std::vector<Vec3>> displacement_grid(const Side& side, std::span<const Vec3> face);
 using lk::displacement_triangles;
 
+// Ids not used yet by any entity, solid or side of `map` (one past the largest of each kind), for
+// objects added to a map.
+struct NextIds {
+    std::int64_t entity = 1;
+    std::int64_t solid = 1;
+    std::int64_t side = 1;
+};
+NextIds next_ids(const Map& map);
+
+// An axis-aligned box brush as Hammer's block tool makes it: six sides in Hammer's order (top,
+// bottom, -x, +x, +y, -y) with `material` and world-aligned texture axes at scale 0.25. Solid
+// and side ids are taken from `ids` (and advanced). The box must have a positive size on every
+// axis.
+Solid box_solid(const Aabb& box, std::string_view material, NextIds& ids);
+
 struct ValidateOptions {
     PolygonOptions polygons;
 };
