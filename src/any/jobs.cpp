@@ -92,6 +92,19 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
     r.diags.set_file(in_name);
     // Companions first, so a reader of the main output finds them (an OBJ's .mtl, a .gltf's .bin).
     for (const OutputFile& c : res.value().companions) {
+        // Companions may live in a folder of their own beside the output (a model's
+        // anims/<clip>.smd, as Blender Source Tools lays them out).
+        if (c.path.has_parent_path()) {
+            std::error_code ec;
+            std::filesystem::create_directories(c.path.parent_path(), ec);
+            if (ec) {
+                return fail(std::move(r),
+                            Diagnostic::error("io.mkdir", fmt::format("cannot create the folder "
+                                                                      "for a companion file: {}",
+                                                                      ec.message())),
+                            c.path.parent_path().string());
+            }
+        }
         auto w = write_file_atomic(c.path, c.bytes);
         if (!w) return fail(std::move(r), std::move(w).error(), c.path.string());
         r.written.push_back(c.path);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "cli.hpp"
 #include "support/corpus.hpp"
@@ -210,4 +211,37 @@ TEST(Cli, ModelsToGltfAndBackToDmxObjAndAPicture) {
              "iso", "--size", "64"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_GT(fs::file_size(d / "demo.png"), 100u);
+}
+
+TEST(Cli, AModelWithAClipWritesItsAnimationSmdInAnimsFolder) {
+    // A reference SMD whose skeleton block has several frames carries a clip; DMX -> SMD then
+    // writes the clip as anims/<clip>.smd beside the reference, creating the folder.
+    const fs::path d = temp_dir("model_anims");
+    std::ifstream in(sample("demo.smd"));
+    std::string smd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string frame0 =
+        "time 0\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+        "1 0.000000 0.000000 24.000000 0.000000 0.000000 0.000000\n";
+    const auto at = smd.find(frame0);
+    ASSERT_NE(at, std::string::npos);
+    smd.insert(at + frame0.size(),
+               "time 1\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+               "1 0.000000 0.000000 24.000000 0.500000 0.000000 0.000000\n"
+               "time 2\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+               "1 0.000000 0.000000 24.000000 1.000000 0.000000 0.000000\n");
+    std::ofstream(d / "crate.smd") << smd;
+    CliRun r = run({"convert", "-q", (d / "crate.smd").string(), (d / "crate.dmx").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    fs::create_directories(d / "out");
+    r = run({"convert", "--json", "-q", (d / "crate.dmx").string(),
+             (d / "out" / "crate.smd").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(d / "out" / "crate.smd"));
+    std::size_t anims = 0;
+    if (fs::is_directory(d / "out" / "anims")) {
+        for (const auto& e : fs::directory_iterator(d / "out" / "anims")) {
+            anims += e.path().extension() == ".smd";
+        }
+    }
+    EXPECT_EQ(anims, 1u) << r.out;
 }
