@@ -119,7 +119,7 @@ Result<model::Model> to_model(const Document& in, const ConvertOptions& opt, Dia
     if (!src) return Diagnostic::error("convert.internal", "input is not a glTF document");
     convert::GltfModelOptions o;
     o.scale = opt.options.number("gltf-scale").value_or(0.0254);
-    o.frame_rate = opt.options.number("frame-rate").value_or(30);
+    o.frame_rate = opt.options.number("frame-rate").value_or(0);
     if (!opt.input_path.empty()) {
         o.name = opt.input_path.stem().string();
         o.base_dir = std::filesystem::absolute(opt.input_path).parent_path().string();
@@ -144,9 +144,10 @@ std::vector<OptionSpec> model_to_options() {
              .min = 1e-12},
             {.name = "frame-rate",
              .type = OptionSpec::Type::number,
-             .default_value = "30",
-             .help = "glTF input: frames per second of animations without one",
-             .min = 1e-6}};
+             .default_value = "0",
+             .help = "glTF input: frames per second of animations without one (0: the rate "
+                     "whose frames the keys sit on, 24, 25, 30, 60 ..., else 30)",
+             .min = 0}};
 }
 
 std::vector<OptionSpec> model_options() {

@@ -320,9 +320,9 @@ Result<void> Reader::read_mesh(std::size_t gnode, std::uint32_t model_node, std:
             f.kind = kind == 1   ? ExtraField::Kind::integer
                      : kind == 2 ? ExtraField::Kind::color8
                                  : ExtraField::Kind::real;
-            const int n = get_or<int>(e, "components", 1);
-            if (n < 1 || n > 4) continue;
-            f.components = static_cast<std::uint8_t>(n);
+            const int comps = get_or<int>(e, "components", 1);
+            if (comps < 1 || comps > 4) continue;
+            f.components = static_cast<std::uint8_t>(comps);
             extra_keys.push_back(get_or<std::string>(e, "attribute", ""));
             mesh.extra.push_back(std::move(f));
         }
@@ -448,14 +448,14 @@ Result<void> Reader::read_mesh(std::size_t gnode, std::uint32_t model_node, std:
             LK_TRY(scalar(mesh.wrinkle, "_WRINKLE", 0));
             for (std::size_t k = 0; k < mesh.extra.size(); ++k) {
                 ExtraField& f = mesh.extra[k];
-                const std::size_t n = f.components;
-                f.values.resize(std::size_t(base) * n, 0.0f);
+                const std::size_t comps = f.components;
+                f.values.resize(std::size_t(base) * comps, 0.0f);
                 const int a = attr(extra_keys[k]);
                 if (a < 0) {
-                    f.values.resize(std::size_t(base + nv) * n, 0.0f);
+                    f.values.resize(std::size_t(base + nv) * comps, 0.0f);
                     continue;
                 }
-                LK_TRY_ASSIGN(Floats E, accessor(a, apath + extra_keys[k], {int(n)}));
+                LK_TRY_ASSIGN(Floats E, accessor(a, apath + extra_keys[k], {int(comps)}));
                 LK_TRY(need(E, extra_keys[k]));
                 f.values.insert(f.values.end(), E.v.begin(), E.v.end());
             }
@@ -624,6 +624,33 @@ Result<void> Reader::read_weights(const tinygltf::Animation& a, std::size_t ci, 
     return {};
 }
 
+// The frame rate whose frames every key of a clip sits on (within 1e-4 s: DCC tools sample per
+// frame and store float32 seconds): 30 (studiomdl's default) when the keys fit it, else the
+// lowest other rate animation tools use that they fit (Blender's default 24, 25, 60 ...), else 30.
+double frame_rate_of_keys(const Clip& clip) {
+    std::vector<double> times;
+    auto add = [&](const std::vector<double>& t) { times.insert(times.end(), t.begin(), t.end()); };
+    for (const NodeTrack& t : clip.tracks) {
+        add(t.translation.times);
+        add(t.rotation.times);
+        add(t.scale.times);
+    }
+    for (const FlexTrack& t : clip.flex_tracks) add(t.value.times);
+    for (double rate :
+         {30.0, 24.0, 25.0, 48.0, 50.0, 60.0, 72.0, 90.0, 96.0, 100.0, 120.0, 144.0, 240.0}) {
+        bool fits = !times.empty();
+        for (double t : times) {
+            const double frames = (t - clip.start) * rate;
+            if (!(std::abs(frames - std::round(frames)) <= 1e-4 * rate)) {
+                fits = false;
+                break;
+            }
+        }
+        if (fits) return rate;
+    }
+    return 30;
+}
+
 Result<void> Reader::read_clip(std::size_t ai) {
     const tinygltf::Animation& a = g_.animations[ai];
     const std::string path = "animations[" + std::to_string(ai) + "]";
@@ -631,8 +658,7 @@ Result<void> Reader::read_clip(std::size_t ai) {
     Clip clip;
     clip.name = a.name.empty() ? "anim" + std::to_string(ai) : a.name;
     clip.frame_rate = get_or<double>(x, "frame_rate", opt_.frame_rate);
-    if (!(clip.frame_rate > 0) || !std::isfinite(clip.frame_rate))
-        clip.frame_rate = opt_.frame_rate;
+    if (!(clip.frame_rate > 0) || !std::isfinite(clip.frame_rate)) clip.frame_rate = 0;
     clip.start = get_or<double>(x, "start", 0.0);
     const bool empty = get_or<bool>(x, "empty", false);
     double end = 0;
@@ -696,6 +722,7 @@ Result<void> Reader::read_clip(std::size_t ai) {
         }
     }
     clip.duration = get_or<double>(x, "duration", end);
+    if (clip.frame_rate == 0) clip.frame_rate = frame_rate_of_keys(clip);
     m_.clips.push_back(std::move(clip));
     return {};
 }

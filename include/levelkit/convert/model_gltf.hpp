@@ -75,8 +75,10 @@ Result<ModelGltfFiles> model_to_gltf(const model::Model& m, const ModelGltfOptio
                                      Diagnostics& warnings);
 
 struct GltfModelOptions {
-    double scale = 0.0254;   // metres per Source unit; used unless the file says its own units
-    double frame_rate = 30;  // clips whose keys are not on a frame grid are sampled at this rate
+    double scale = 0.0254;  // metres per Source unit; used unless the file says its own units
+    // Frames per second of clips without one in levelkit's extras; 0: 30 when every key sits on
+    // its frames, else the lowest common rate (24, 25, 48, 50, 60 ...) they sit on, else 30.
+    double frame_rate = 0;
     std::string name = "model";  // the model node's name for files that do not name one
     // Reads external buffers (`uri` not a data: URI) relative to this folder; empty refuses them.
     std::string base_dir;
