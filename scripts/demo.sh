@@ -64,6 +64,25 @@ step "Models: samples/demo.smd (a crate with a lid bone) -> DMX model (binary 5 
 "$lk" validate "$out/demo_model.dmx"
 "$lk" convert "$out/demo_model.dmx" "$out/demo_model.smd"
 
+step "Models to glTF 2.0 (skin, materials) and back to a Source 2 DMX model (binary 9 / model 22)"
+"$lk" convert "$model" "$out/demo_model.glb"
+"$lk" convert "$out/demo_model.glb" "$out/demo_model_s2.dmx" --format model:22 --encoding binary:9
+"$lk" validate "$out/demo_model_s2.dmx"
+
+step "Python: the levelkit package (build/python), reading the sample and editing an entity"
+cmake --build "$root/build" -j"$(nproc)" --target _levelkit
+py="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$root/build/CMakeCache.txt")"
+PYTHONPATH="$root/build/python" "${py:-python3}" - "$sample" "$out/demo_from_python.vmf" <<'PY'
+import sys
+import levelkit
+vmf = levelkit.read(sys.argv[1])
+print(vmf)
+for light in vmf.by_class("light"):
+    light["_light"] = "255 220 180 300"
+vmf.write(sys.argv[2])
+print("wrote", sys.argv[2], "with", len(vmf.by_class("light")), "lights retinted")
+PY
+
 step "levelkit formats: every format and the conversions the graph runs between them"
 "$lk" formats
 
