@@ -22,6 +22,18 @@ private:
     Bytes bytes_;
 };
 
+// The written glTF: a .glb alone, or a .gltf whose buffer goes to `bin` beside it.
+void output(ConvertResult& r, bool binary, Bytes glb, std::string_view json,
+            const std::filesystem::path& bin, Bytes bin_bytes) {
+    if (binary) {
+        r.document = std::make_unique<GltfDocument>(std::move(glb));
+    } else {
+        const ByteSpan j = as_bytes(json);
+        r.document = std::make_unique<GltfDocument>(Bytes(j.begin(), j.end()));
+        r.companions.push_back({bin, std::move(bin_bytes)});
+    }
+}
+
 Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
                                  Diagnostics& diags) {
     convert::GltfOptions o;
@@ -56,13 +68,7 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
         r.report["textures_sized"] = g.textures_sized;
         r.report["textures_unsized"] = g.textures_unsized;
     }
-    if (files.binary) {
-        r.document = std::make_unique<GltfDocument>(std::move(files.glb));
-    } else {
-        const ByteSpan j = as_bytes(files.json);
-        r.document = std::make_unique<GltfDocument>(Bytes(j.begin(), j.end()));
-        r.companions.push_back({bin, std::move(files.bin)});
-    }
+    output(r, files.binary, std::move(files.glb), files.json, bin, std::move(files.bin));
     return r;
 }
 
@@ -88,13 +94,7 @@ Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& op
                 {"animations", g.animations},
                 {"influences_reduced", g.influences_reduced},
                 {"unweighted_vertices", g.unweighted_vertices}};
-    if (files.binary) {
-        r.document = std::make_unique<GltfDocument>(std::move(files.glb));
-    } else {
-        const ByteSpan j = as_bytes(files.json);
-        r.document = std::make_unique<GltfDocument>(Bytes(j.begin(), j.end()));
-        r.companions.push_back({bin, std::move(files.bin)});
-    }
+    output(r, files.binary, std::move(files.glb), files.json, bin, std::move(files.bin));
     return r;
 }
 
