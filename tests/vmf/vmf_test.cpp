@@ -315,6 +315,34 @@ TEST(Vmf, NormalisedRewriteKeepsTheModel) {
     EXPECT_EQ(vmf::write(again->map()), text);
 }
 
+// vmf::write renders straight to text; it must give exactly what the canonical tree of
+// vmf::to_tree writes, including block names that cannot be bare, anonymous blocks, hidden
+// wrappers, empty blocks and a first top-level node that is a value.
+TEST(Vmf, DirectWriteEqualsTreeWrite) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc);
+    vmf::Map map = doc->map();
+    vmf::RawNode odd{"odd name", "", true, {}};
+    odd.children.push_back({"k", "v", false, {}});
+    odd.children.push_back({"", "", true, {{"inner", "1", false, {}}}});
+    odd.children.push_back({"//c", "", true, {}});
+    odd.children.push_back({"{", "", true, {}});
+    odd.children.push_back({"empty", "", true, {}});
+    map.extra_blocks.push_back(odd);
+    map.extra_blocks.push_back({"", "", true, {}});
+    map.extra_blocks.push_back({"tail", "x", false, {}});
+    if (!map.entities.empty()) map.entities.front().hidden = true;
+    if (!map.world.solids.empty()) map.world.solids.front().hidden = true;
+    for (const char* eol : {"\n", "\r\n"}) {
+        EXPECT_EQ(vmf::write(map, {eol}), vmf::to_tree(map, {eol}).write()) << eol;
+    }
+    vmf::Map first_is_value;
+    first_is_value.extra_blocks.push_back({"key", "value", false, {}});
+    first_is_value.extra_blocks.push_back({"b", "", true, {{"", "", true, {}}}});
+    EXPECT_EQ(vmf::write(first_is_value), vmf::to_tree(first_is_value).write());
+    EXPECT_EQ(vmf::write(vmf::Map{}), vmf::to_tree(vmf::Map{}).write());
+}
+
 TEST(Vmf, BrushPolygonsAndDisplacementGrid) {
     auto doc = vmf::Document::read(kBoxMap);
     ASSERT_TRUE(doc);
