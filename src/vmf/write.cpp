@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 #include "levelkit/vmf/vmf.hpp"
 #include "parse_util.hpp"
@@ -9,7 +11,130 @@ namespace {
 
 using kv::NodeId;
 
-void append_connection(std::string& out, const Connection& c) {
+// Shortest round-trip text of a double, exactly as lk::append_double writes it (std::to_chars,
+// no "-0"), without to_chars' general algorithm for the common map values: integers and short
+// decimals below 1e5 in magnitude. For those, the decimal m / 10^k with the fewest fraction
+// digits k that reads back as |v| is the shortest text, and fixed notation is never longer than
+// scientific except for small values with leading zeros, which take the general path. Checked
+// against to_chars on the corpus (the tree writer uses lk::append_double).
+constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+constexpr std::size_t kMaxDoubleChars = 32;
+
+char* write_double(char* p, double v) {
+    if (v == 0) {  // and -0
+        *p = '0';
+        return p + 1;
+    }
+    const double a = v < 0 ? -v : v;
+    if (a < 1e5) {  // false for NaN
+        for (int k = 0; k < 10; ++k) {
+            // A k-digit candidate is within 0.02 of a * 10^k here, so rounding finds it.
+            const auto m = static_cast<std::uint64_t>(a * kPow10[k] + 0.5);
+            if (static_cast<double>(m) / kPow10[k] != a) continue;
+            char digits[24];
+            const char* de = std::to_chars(digits, digits + sizeof digits, m).ptr;
+            const auto n = static_cast<int>(de - digits);
+            if (n <= k) {
+                // 0.00ddd: fixed is "0." + k digits, scientific d.dde-0x; to_chars takes the
+                // shorter (fixed on a tie).
+                const int zeros = k - n;
+                if (zeros > 2 + (n > 1 ? 1 : 0)) break;
+                if (v < 0) *p++ = '-';
+                *p++ = '0';
+                *p++ = '.';
+                for (int z = 0; z < zeros; ++z) *p++ = '0';
+                std::memcpy(p, digits, static_cast<std::size_t>(n));
+                return p + n;
+            }
+            if (v < 0) *p++ = '-';
+            const int whole = n - k;
+            std::memcpy(p, digits, static_cast<std::size_t>(whole));
+            p += whole;
+            if (k == 0) return p;
+            *p++ = '.';
+            std::memcpy(p, digits + whole, static_cast<std::size_t>(k));
+            return p + k;
+        }
+    }
+    return std::to_chars(p, p + kMaxDoubleChars, v).ptr;
+}
+
+// Appends to a std::string through a raw cursor: the string is grown ahead (zero-filled by
+// resize) and cut to the written size by finish(), so an append is a bounds check and a copy.
+class RawOut {
+public:
+    explicit RawOut(std::string& s) : s_(s) {
+        p_ = s_.data() + s_.size();
+        end_ = p_;
+    }
+    void reserve(std::size_t n) { need(n); }
+    RawOut& operator+=(char c) {
+        need(1);
+        *p_++ = c;
+        return *this;
+    }
+    RawOut& operator+=(std::string_view v) {
+        need(v.size());
+        std::memcpy(p_, v.data(), v.size());
+        p_ += v.size();
+        return *this;
+    }
+    void put_double(double v) {
+        need(kMaxDoubleChars);
+        p_ = write_double(p_, v);
+    }
+    void put_int(std::int64_t v) {
+        need(24);
+        p_ = std::to_chars(p_, p_ + 24, v).ptr;
+    }
+    void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
+
+private:
+    void need(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
+    }
+    [[gnu::noinline]] void grow(std::size_t n) {
+        const auto used = static_cast<std::size_t>(p_ - s_.data());
+        s_.resize(std::max(used + n, std::max<std::size_t>(2 * s_.size(), 4096)));
+        p_ = s_.data() + used;
+        end_ = s_.data() + s_.size();
+    }
+
+    std::string& s_;
+    char* p_ = nullptr;
+    char* end_ = nullptr;
+};
+
+// The same interface over a plain std::string, numbers through lk::append_double/append_int.
+class StringOut {
+public:
+    explicit StringOut(std::string& s) : s_(s) {}
+    StringOut& operator+=(char c) {
+        s_ += c;
+        return *this;
+    }
+    StringOut& operator+=(std::string_view v) {
+        s_ += v;
+        return *this;
+    }
+    void put_double(double v) { append_double(s_, v); }
+    void put_int(std::int64_t v) { append_int(s_, v); }
+
+private:
+    std::string& s_;
+};
+
+template <class Out>
+void put_double(Out& out, double v) {
+    out.put_double(v);
+}
+template <class Out>
+void put_int(Out& out, std::int64_t v) {
+    out.put_int(v);
+}
+
+template <class Out>
+void append_connection(Out& out, const Connection& c) {
     if (!c.parsed) {
         out += c.raw;
         return;
@@ -20,9 +145,9 @@ void append_connection(std::string& out, const Connection& c) {
     out += c.separator;
     out += c.param;
     out += c.separator;
-    append_double(out, c.delay);
+    put_double(out, c.delay);
     out += c.separator;
-    append_int(out, c.times);
+    put_int(out, c.times);
 }
 
 // Builds a kv::Document (to_tree): every node canonical, so its write() is Hammer's layout.
@@ -34,11 +159,11 @@ public:
     static Handle root() { return 0; }
     Handle block(Handle parent, std::string_view key) { return doc_.add_block(parent, key); }
     // A value's text is appended to the returned string, then end_value() adds the node.
-    std::string& begin_value(Handle parent, std::string_view key) {
+    StringOut& begin_value(Handle parent, std::string_view key) {
         parent_ = parent;
         key_ = key;
         buf_.clear();
-        return buf_;
+        return text_;
     }
     void end_value() { doc_.add_value(parent_, key_, buf_); }
     kv::Document take() { return std::move(doc_); }
@@ -48,6 +173,7 @@ private:
     Handle parent_ = 0;
     std::string_view key_;
     std::string buf_;
+    StringOut text_{buf_};
 };
 
 // Writes the text kv::Document::write() gives for the tree TreeSink builds, straight into one
@@ -85,7 +211,7 @@ public:
         open_.push_back(id);
         return id;
     }
-    std::string& begin_value(Handle parent, std::string_view key) {
+    RawOut& begin_value(Handle parent, std::string_view key) {
         enter(parent);
         out_ += '"';
         out_ += key;
@@ -96,6 +222,7 @@ public:
     void finish() {
         while (open_.size() > 1) close_one();
         if (written_) out_ += std::string_view(newline_).substr(0, eol_size_);
+        out_.finish();
     }
 
 private:
@@ -115,11 +242,11 @@ private:
     }
     void newline(std::size_t depth) {
         if (depth <= kIndentCache) {
-            out_.append(newline_, 0, eol_size_ + depth);
+            out_ += std::string_view(newline_).substr(0, eol_size_ + depth);
             return;
         }
-        out_.append(newline_);
-        out_.append(depth - kIndentCache, '\t');
+        out_ += newline_;
+        for (std::size_t i = kIndentCache; i < depth; ++i) out_ += '\t';
     }
     void close_one() {
         open_.pop_back();
@@ -133,7 +260,7 @@ private:
         written_ = true;
     }
 
-    std::string& out_;
+    RawOut out_;
     std::string newline_;  // eol followed by kIndentCache tabs
     std::size_t eol_size_ = 0;
     std::vector<Handle> open_;  // open blocks, root first
@@ -141,21 +268,23 @@ private:
     bool written_ = false;
 };
 
-void append_vec3(std::string& s, char open, const Vec3& v, char close) {
+template <class Out>
+void append_vec3(Out& s, char open, const Vec3& v, char close) {
     s += open;
-    append_double(s, v.x);
+    put_double(s, v.x);
     s += ' ';
-    append_double(s, v.y);
+    put_double(s, v.y);
     s += ' ';
-    append_double(s, v.z);
+    put_double(s, v.z);
     s += close;
 }
-void append_vec3(std::string& s, const Vec3& v) {
-    append_double(s, v.x);
+template <class Out>
+void append_vec3(Out& s, const Vec3& v) {
+    put_double(s, v.x);
     s += ' ';
-    append_double(s, v.y);
+    put_double(s, v.y);
     s += ' ';
-    append_double(s, v.z);
+    put_double(s, v.z);
 }
 
 template <class Sink>
@@ -217,11 +346,11 @@ private:
         out_.end_value();
     }
     void integer(Handle parent, std::string_view k, std::int64_t v) {
-        append_int(out_.begin_value(parent, k), v);
+        put_int(out_.begin_value(parent, k), v);
         out_.end_value();
     }
     void number(Handle parent, std::string_view k, double v) {
-        append_double(out_.begin_value(parent, k), v);
+        put_double(out_.begin_value(parent, k), v);
         out_.end_value();
     }
     void vec3(Handle parent, std::string_view k, char open, const Vec3& v, char close) {
@@ -229,13 +358,13 @@ private:
         out_.end_value();
     }
     void axis(Handle parent, std::string_view k, const UVAxis& a) {
-        std::string& s = out_.begin_value(parent, k);
+        auto& s = out_.begin_value(parent, k);
         s += '[';
         append_vec3(s, a.axis);
         s += ' ';
-        append_double(s, a.shift);
+        put_double(s, a.shift);
         s += "] ";
-        append_double(s, a.scale);
+        put_double(s, a.scale);
         out_.end_value();
     }
     void keys(Handle parent, const std::vector<KeyValue>& kvs) {
@@ -261,12 +390,12 @@ private:
         if (!e.present) return;
         const Handle b = out_.block(parent, "editor");
         if (e.color) {
-            std::string& s = out_.begin_value(b, "color");
-            append_int(s, (*e.color)[0]);
+            auto& s = out_.begin_value(b, "color");
+            put_int(s, (*e.color)[0]);
             s += ' ';
-            append_int(s, (*e.color)[1]);
+            put_int(s, (*e.color)[1]);
             s += ' ';
-            append_int(s, (*e.color)[2]);
+            put_int(s, (*e.color)[2]);
             out_.end_value();
         }
         for (std::int64_t id : e.visgroup_ids) integer(b, "visgroupid", id);
@@ -276,11 +405,11 @@ private:
         if (e.cordon_solid) value(b, "cordonsolid", *e.cordon_solid ? "1" : "0");
         if (e.comments) value(b, "comments", *e.comments);
         if (e.logical_pos) {
-            std::string& s = out_.begin_value(b, "logicalpos");
+            auto& s = out_.begin_value(b, "logicalpos");
             s += '[';
-            append_double(s, (*e.logical_pos)[0]);
+            put_double(s, (*e.logical_pos)[0]);
             s += ' ';
-            append_double(s, (*e.logical_pos)[1]);
+            put_double(s, (*e.logical_pos)[1]);
             s += ']';
             out_.end_value();
         }
@@ -307,7 +436,7 @@ private:
         char key[16] = "row";
         for (int r = 0; r < rows; ++r) {
             const auto k = std::to_chars(key + 3, key + sizeof key, r);
-            std::string& line = out_.begin_value(b, std::string_view(key, k.ptr));
+            auto& line = out_.begin_value(b, std::string_view(key, k.ptr));
             for (std::size_t i = 0; i < per && r * per + i < data.size(); ++i) {
                 if (i) line += ' ';
                 append_item(line, data[static_cast<std::size_t>(r) * per + i]);
@@ -327,15 +456,15 @@ private:
         keys(b, d.extra_keys);
         const int n = d.grid_size();
         const int t = 1 << d.power;
-        auto v3 = [](std::string& s, const Vec3& v) { append_vec3(s, v); };
-        auto v4 = [](std::string& s, const std::array<double, 4>& v) {
+        auto v3 = [](auto& s, const Vec3& v) { append_vec3(s, v); };
+        auto v4 = [](auto& s, const std::array<double, 4>& v) {
             for (int i = 0; i < 4; ++i) {
                 if (i) s += ' ';
-                append_double(s, v[static_cast<std::size_t>(i)]);
+                put_double(s, v[static_cast<std::size_t>(i)]);
             }
         };
-        auto f = [](std::string& s, double v) { append_double(s, v); };
-        auto i = [](std::string& s, int v) { append_int(s, v); };
+        auto f = [](auto& s, double v) { put_double(s, v); };
+        auto i = [](auto& s, int v) { put_int(s, v); };
         if (d.has(F::kNormals)) rows(b, "normals", d.normals, n, n, v3);
         if (d.has(F::kDistances)) rows(b, "distances", d.distances, n, n, f);
         if (d.has(F::kOffsets)) rows(b, "offsets", d.offsets, n, n, v3);
@@ -344,11 +473,11 @@ private:
         if (d.has(F::kTriangleTags)) rows(b, "triangle_tags", d.triangle_tags, t, 2 * t, i);
         if (d.has(F::kAllowedVerts)) {
             const Handle a = out_.block(b, "allowed_verts");
-            std::string& line = out_.begin_value(
+            auto& line = out_.begin_value(
                 a, d.allowed_verts_key.empty() ? "10" : std::string_view(d.allowed_verts_key));
             for (std::size_t k = 0; k < d.allowed_verts.size(); ++k) {
                 if (k) line += ' ';
-                append_int(line, d.allowed_verts[k]);
+                put_int(line, d.allowed_verts[k]);
             }
             out_.end_value();
         }
@@ -371,7 +500,7 @@ private:
         using F = Side::Field;
         if (s.has(F::kId)) integer(b, "id", s.id);
         if (s.has(F::kPlane)) {
-            std::string& v = out_.begin_value(b, "plane");
+            auto& v = out_.begin_value(b, "plane");
             append_vec3(v, '(', s.plane_points[0], ')');
             v += ' ';
             append_vec3(v, '(', s.plane_points[1], ')');
@@ -390,8 +519,8 @@ private:
             const Handle v = out_.block(b, "point_data");
             integer(v, "numpts", static_cast<std::int64_t>(s.point_data.size()));
             for (std::size_t k = 0; k < s.point_data.size(); ++k) {
-                std::string& line = out_.begin_value(v, "point");
-                append_int(line, static_cast<std::int64_t>(k));
+                auto& line = out_.begin_value(v, "point");
+                put_int(line, static_cast<std::int64_t>(k));
                 line += ' ';
                 append_vec3(line, s.point_data[k]);
                 out_.end_value();
@@ -467,7 +596,8 @@ std::string Connection::value_text() const {
     if (!parsed) return raw;
     std::string out;
     out.reserve(target.size() + input.size() + param.size() + 16);
-    append_connection(out, *this);
+    StringOut text(out);
+    append_connection(text, *this);
     return out;
 }
 
