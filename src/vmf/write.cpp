@@ -20,6 +20,29 @@ using kv::NodeId;
 constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 constexpr std::size_t kMaxDoubleChars = 32;
 
+// Copies n bytes with fixed-size moves for short strings (keys, values and numbers are mostly
+// under 16 bytes); a libc memcpy call costs more than the copy.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) {
+    if (n >= 8 && n <= 16) {
+        std::uint64_t a, b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        std::uint32_t a, b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+    } else {
+        std::memcpy(dst, src, n);
+    }
+}
+
+// Needs kMaxDoubleChars bytes at p (the fast path copies digits 16 bytes at a time).
 char* write_double(char* p, double v) {
     if (v == 0) {  // and -0
         *p = '0';
@@ -31,8 +54,8 @@ char* write_double(char* p, double v) {
             // A k-digit candidate is within 0.02 of a * 10^k here, so rounding finds it.
             const auto m = static_cast<std::uint64_t>(a * kPow10[k] + 0.5);
             if (static_cast<double>(m) / kPow10[k] != a) continue;
-            char digits[24];
-            const char* de = std::to_chars(digits, digits + sizeof digits, m).ptr;
+            char digits[32] = {};  // m < 1e14: at most 14 digits
+            const char* de = std::to_chars(digits, digits + 16, m).ptr;
             const auto n = static_cast<int>(de - digits);
             if (n <= k) {
                 // 0.00ddd: fixed is "0." + k digits, scientific d.dde-0x; to_chars takes the
@@ -43,16 +66,16 @@ char* write_double(char* p, double v) {
                 *p++ = '0';
                 *p++ = '.';
                 for (int z = 0; z < zeros; ++z) *p++ = '0';
-                std::memcpy(p, digits, static_cast<std::size_t>(n));
+                std::memcpy(p, digits, 16);
                 return p + n;
             }
             if (v < 0) *p++ = '-';
-            const int whole = n - k;
-            std::memcpy(p, digits, static_cast<std::size_t>(whole));
+            const int whole = n - k;  // at most 5 digits: a < 1e5
+            std::memcpy(p, digits, 16);
             p += whole;
             if (k == 0) return p;
             *p++ = '.';
-            std::memcpy(p, digits + whole, static_cast<std::size_t>(k));
+            std::memcpy(p, digits + whole, 16);
             return p + k;
         }
     }
@@ -75,7 +98,7 @@ public:
     }
     RawOut& operator+=(std::string_view v) {
         need(v.size());
-        std::memcpy(p_, v.data(), v.size());
+        copy_bytes(p_, v.data(), v.size());
         p_ += v.size();
         return *this;
     }
