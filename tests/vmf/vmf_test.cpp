@@ -1,6 +1,8 @@
 // The typed VMF model, from small hand-written maps.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 
@@ -333,6 +335,18 @@ TEST(Vmf, DirectWriteEqualsTreeWrite) {
     map.extra_blocks.push_back({"tail", "x", false, {}});
     if (!map.entities.empty()) map.entities.front().hidden = true;
     if (!map.world.solids.empty()) map.world.solids.front().hidden = true;
+    // Numbers on both sides of the writer's short-decimal path (fixed vs scientific, 1e5, -0).
+    ASSERT_FALSE(map.world.solids.empty());
+    ASSERT_FALSE(map.world.solids.back().sides.empty());
+    vmf::Side& side = map.world.solids.back().sides.front();
+    side.plane_points = {Vec3(0.0001, -0.00015, 1e5), Vec3(99999.5, 1.0 / 3, -0.0),
+                         Vec3(1e-300, 123456789.125, 0.001)};
+    side.uaxis.shift = -0.000123;
+    side.uaxis.scale = 0.1 + 0.2;
+    side.vaxis.shift = 99999.99999999;
+    side.vaxis.scale = std::numeric_limits<double>::quiet_NaN();
+    side.rotation = -std::numeric_limits<double>::infinity();
+    side.lightmapscale = 1e-7;
     for (const char* eol : {"\n", "\r\n"}) {
         EXPECT_EQ(vmf::write(map, {eol}), vmf::to_tree(map, {eol}).write()) << eol;
     }
