@@ -110,6 +110,12 @@ public:
         need(24);
         p_ = std::to_chars(p_, p_ + 24, v).ptr;
     }
+    // The cursor with at least n bytes free after it; advance() moves it past what was written.
+    char* room(std::size_t n) {
+        need(n);
+        return p_;
+    }
+    void advance(char* p) { p_ = p; }
     void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
 
 private:
@@ -216,29 +222,33 @@ public:
 
     static Handle root() { return 0; }
     Handle block(Handle parent, std::string_view key) {
-        enter(parent);
+        // Room for `"key"`, the newline before '{' and '{' (depth is at most open_.size()).
+        char* p = start_line(parent, key.size() + 3 + eol_size_ + open_.size());
         if (key.empty()) {
-            out_ += '{';  // anonymous block
+            *p++ = '{';  // anonymous block
         } else {
-            if (bare_block_key(key)) {
-                out_ += key;
-            } else {
-                out_ += '"';
-                out_ += key;
-                out_ += '"';
-            }
-            newline(open_.size() - 1);
-            out_ += '{';
+            const bool bare = bare_block_key(key);
+            if (!bare) *p++ = '"';
+            copy_bytes(p, key.data(), key.size());
+            p += key.size();
+            if (!bare) *p++ = '"';
+            p = put_newline(p, open_.size() - 1);
+            *p++ = '{';
         }
+        out_.advance(p);
         const Handle id = ++blocks_;
         open_.push_back(id);
         return id;
     }
     RawOut& begin_value(Handle parent, std::string_view key) {
-        enter(parent);
-        out_ += '"';
-        out_ += key;
-        out_ += "\" \"";
+        char* p = start_line(parent, key.size() + 4);
+        *p++ = '"';
+        copy_bytes(p, key.data(), key.size());
+        p += key.size();
+        *p++ = '"';
+        *p++ = ' ';
+        *p++ = '"';
+        out_.advance(p);
         return out_;
     }
     void end_value() { out_ += '"'; }
@@ -263,24 +273,33 @@ private:
         }
         return true;
     }
-    void newline(std::size_t depth) {
+    // Writes eol and `depth` tabs at p, which has room for them.
+    char* put_newline(char* p, std::size_t depth) {
         if (depth <= kIndentCache) {
-            out_ += std::string_view(newline_).substr(0, eol_size_ + depth);
-            return;
+            copy_bytes(p, newline_.data(), eol_size_ + depth);
+            return p + eol_size_ + depth;
         }
-        out_ += newline_;
-        for (std::size_t i = kIndentCache; i < depth; ++i) out_ += '\t';
+        std::memcpy(p, newline_.data(), newline_.size());
+        p += newline_.size();
+        for (std::size_t i = kIndentCache; i < depth; ++i) *p++ = '\t';
+        return p;
     }
     void close_one() {
         open_.pop_back();
-        newline(open_.size() - 1);
-        out_ += '}';
+        const std::size_t depth = open_.size() - 1;
+        char* p = put_newline(out_.room(eol_size_ + depth + 1), depth);
+        *p++ = '}';
+        out_.advance(p);
     }
-    // Closes the blocks opened below `parent` and starts a node's line inside it.
-    void enter(Handle parent) {
+    // Closes the blocks opened below `parent`, starts a node's line inside it and returns the
+    // cursor with `room` bytes free after the line's indent.
+    char* start_line(Handle parent, std::size_t room) {
         while (open_.back() != parent && open_.size() > 1) close_one();
-        if (written_) newline(open_.size() - 1);
+        const std::size_t depth = open_.size() - 1;
+        char* p = out_.room(eol_size_ + depth + room);
+        if (written_) p = put_newline(p, depth);
         written_ = true;
+        return p;
     }
 
     RawOut out_;
@@ -456,7 +475,7 @@ private:
         const Handle b = out_.block(parent, name);
         if (data.empty()) return;  // an empty block stays empty
         const auto per = static_cast<std::size_t>(per_row);
-        char key[16] = "row";
+        char key[32] = "row";  // not 16: GCC 12 -Warray-bounds false positive in copy_bytes
         for (int r = 0; r < rows; ++r) {
             const auto k = std::to_chars(key + 3, key + sizeof key, r);
             auto& line = out_.begin_value(b, std::string_view(key, k.ptr));
