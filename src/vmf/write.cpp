@@ -90,7 +90,6 @@ public:
         p_ = s_.data() + s_.size();
         end_ = p_;
     }
-    void reserve(std::size_t n) { need(n); }
     RawOut& operator+=(char c) {
         need(1);
         *p_++ = c;
@@ -184,6 +183,8 @@ class TreeSink {
 public:
     using Handle = NodeId;
     explicit TreeSink(const WriteOptions& opt) { doc_.set_layout(opt.eol, "\t"); }
+    TreeSink(const TreeSink&) = delete;  // text_ refers to buf_
+    TreeSink& operator=(const TreeSink&) = delete;
 
     static Handle root() { return 0; }
     Handle block(Handle parent, std::string_view key) { return doc_.add_block(parent, key); }
