@@ -1,4 +1,6 @@
-#include <fmt/format.h>
+#include <algorithm>
+#include <charconv>
+#include <cstring>
 
 #include "levelkit/vmf/vmf.hpp"
 #include "parse_util.hpp"
@@ -9,116 +11,459 @@ namespace {
 
 using kv::NodeId;
 
-class TreeWriter {
-public:
-    explicit TreeWriter(const WriteOptions& opt) { doc_.set_layout(opt.eol, "\t"); }
+// Shortest round-trip text of a double, exactly as lk::append_double writes it (std::to_chars,
+// no "-0"), without to_chars' general algorithm for the common map values: integers and short
+// decimals below 1e5 in magnitude. For those, the decimal m / 10^k with the fewest fraction
+// digits k that reads back as |v| is the shortest text, and fixed notation is never longer than
+// scientific except for small values with leading zeros, which take the general path. Checked
+// against to_chars on the corpus (the tree writer uses lk::append_double).
+constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+constexpr std::size_t kMaxDoubleChars = 32;
 
+// Copies n bytes with fixed-size moves for short strings (keys, values and numbers are mostly
+// under 16 bytes); a libc memcpy call costs more than the copy.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) {
+    if (n >= 8 && n <= 16) {
+        std::uint64_t a, b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        std::uint32_t a, b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+    } else {
+        std::memcpy(dst, src, n);
+    }
+}
+
+// Needs kMaxDoubleChars bytes at p (the fast path copies digits 16 bytes at a time).
+char* write_double(char* p, double v) {
+    if (v == 0) {  // and -0
+        *p = '0';
+        return p + 1;
+    }
+    const double a = v < 0 ? -v : v;
+    if (a < 1e5) {  // false for NaN
+        for (int k = 0; k < 10; ++k) {
+            // A k-digit candidate is within 0.02 of a * 10^k here, so rounding finds it.
+            const auto m = static_cast<std::uint64_t>(a * kPow10[k] + 0.5);
+            if (static_cast<double>(m) / kPow10[k] != a) continue;
+            char digits[32] = {};  // m < 1e14: at most 14 digits
+            const char* de = std::to_chars(digits, digits + 16, m).ptr;
+            const auto n = static_cast<int>(de - digits);
+            if (n <= k) {
+                // 0.00ddd: fixed is "0." + k digits, scientific d.dde-0x; to_chars takes the
+                // shorter (fixed on a tie).
+                const int zeros = k - n;
+                if (zeros > 2 + (n > 1 ? 1 : 0)) break;
+                if (v < 0) *p++ = '-';
+                *p++ = '0';
+                *p++ = '.';
+                for (int z = 0; z < zeros; ++z) *p++ = '0';
+                std::memcpy(p, digits, 16);
+                return p + n;
+            }
+            if (v < 0) *p++ = '-';
+            const int whole = n - k;  // at most 5 digits: a < 1e5
+            std::memcpy(p, digits, 16);
+            p += whole;
+            if (k == 0) return p;
+            *p++ = '.';
+            std::memcpy(p, digits + whole, 16);
+            return p + k;
+        }
+    }
+    return std::to_chars(p, p + kMaxDoubleChars, v).ptr;
+}
+
+// Appends to a std::string through a raw cursor: the string is grown ahead (zero-filled by
+// resize) and cut to the written size by finish(), so an append is a bounds check and a copy.
+class RawOut {
+public:
+    explicit RawOut(std::string& s) : s_(s) {
+        p_ = s_.data() + s_.size();
+        end_ = p_;
+    }
+    RawOut& operator+=(char c) {
+        need(1);
+        *p_++ = c;
+        return *this;
+    }
+    RawOut& operator+=(std::string_view v) {
+        need(v.size());
+        copy_bytes(p_, v.data(), v.size());
+        p_ += v.size();
+        return *this;
+    }
+    void put_double(double v) {
+        need(kMaxDoubleChars);
+        p_ = write_double(p_, v);
+    }
+    void put_int(std::int64_t v) {
+        need(24);
+        p_ = std::to_chars(p_, p_ + 24, v).ptr;
+    }
+    // The cursor with at least n bytes free after it; advance() moves it past what was written.
+    char* room(std::size_t n) {
+        need(n);
+        return p_;
+    }
+    void advance(char* p) { p_ = p; }
+    void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
+
+private:
+    void need(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
+    }
+    [[gnu::noinline]] void grow(std::size_t n) {
+        const auto used = static_cast<std::size_t>(p_ - s_.data());
+        s_.resize(std::max(used + n, std::max<std::size_t>(2 * s_.size(), 4096)));
+        p_ = s_.data() + used;
+        end_ = s_.data() + s_.size();
+    }
+
+    std::string& s_;
+    char* p_ = nullptr;
+    char* end_ = nullptr;
+};
+
+// The same interface over a plain std::string, numbers through lk::append_double/append_int.
+class StringOut {
+public:
+    explicit StringOut(std::string& s) : s_(s) {}
+    StringOut& operator+=(char c) {
+        s_ += c;
+        return *this;
+    }
+    StringOut& operator+=(std::string_view v) {
+        s_ += v;
+        return *this;
+    }
+    void put_double(double v) { append_double(s_, v); }
+    void put_int(std::int64_t v) { append_int(s_, v); }
+
+private:
+    std::string& s_;
+};
+
+template <class Out>
+void put_double(Out& out, double v) {
+    out.put_double(v);
+}
+template <class Out>
+void put_int(Out& out, std::int64_t v) {
+    out.put_int(v);
+}
+
+template <class Out>
+void append_connection(Out& out, const Connection& c) {
+    if (!c.parsed) {
+        out += c.raw;
+        return;
+    }
+    out += c.target;
+    out += c.separator;
+    out += c.input;
+    out += c.separator;
+    out += c.param;
+    out += c.separator;
+    put_double(out, c.delay);
+    out += c.separator;
+    put_int(out, c.times);
+}
+
+// Builds a kv::Document (to_tree): every node canonical, so its write() is Hammer's layout.
+class TreeSink {
+public:
+    using Handle = NodeId;
+    explicit TreeSink(const WriteOptions& opt) { doc_.set_layout(opt.eol, "\t"); }
+    TreeSink(const TreeSink&) = delete;  // text_ refers to buf_
+    TreeSink& operator=(const TreeSink&) = delete;
+
+    static Handle root() { return 0; }
+    Handle block(Handle parent, std::string_view key) { return doc_.add_block(parent, key); }
+    // A value's text is appended to the returned string, then end_value() adds the node.
+    StringOut& begin_value(Handle parent, std::string_view key) {
+        parent_ = parent;
+        key_ = key;
+        buf_.clear();
+        return text_;
+    }
+    void end_value() { doc_.add_value(parent_, key_, buf_); }
     kv::Document take() { return std::move(doc_); }
 
+private:
+    kv::Document doc_;
+    Handle parent_ = 0;
+    std::string_view key_;
+    std::string buf_;
+    StringOut text_{buf_};
+};
+
+// Writes the text kv::Document::write() gives for the tree TreeSink builds, straight into one
+// string: no nodes, no arena copies. The model is walked depth first, so a block is closed when
+// something is next added to one of its ancestors. `write == to_tree().write()` is tested on
+// every corpus map.
+class TextSink {
+public:
+    using Handle = std::uint32_t;
+    TextSink(const WriteOptions& opt, std::string& out) : out_(out) {
+        newline_ = opt.eol;
+        newline_.append(kIndentCache, '\t');
+        eol_size_ = opt.eol.size();
+        open_.reserve(16);
+        open_.push_back(0);
+    }
+
+    static Handle root() { return 0; }
+    Handle block(Handle parent, std::string_view key) {
+        // Room for `"key"`, the newline before '{' and '{' (depth is at most open_.size()).
+        char* p = start_line(parent, key.size() + 3 + eol_size_ + open_.size());
+        if (key.empty()) {
+            *p++ = '{';  // anonymous block
+        } else {
+            const bool bare = bare_block_key(key);
+            if (!bare) *p++ = '"';
+            copy_bytes(p, key.data(), key.size());
+            p += key.size();
+            if (!bare) *p++ = '"';
+            p = put_newline(p, open_.size() - 1);
+            *p++ = '{';
+        }
+        out_.advance(p);
+        const Handle id = ++blocks_;
+        open_.push_back(id);
+        return id;
+    }
+    RawOut& begin_value(Handle parent, std::string_view key) {
+        char* p = start_line(parent, key.size() + 4);
+        *p++ = '"';
+        copy_bytes(p, key.data(), key.size());
+        p += key.size();
+        *p++ = '"';
+        *p++ = ' ';
+        *p++ = '"';
+        out_.advance(p);
+        return out_;
+    }
+    void end_value() { out_ += '"'; }
+    void finish() {
+        while (open_.size() > 1) close_one();
+        if (written_) out_ += std::string_view(newline_).substr(0, eol_size_);
+        out_.finish();
+    }
+
+private:
+    static constexpr std::size_t kIndentCache = 32;
+
+    // kv::Document::add_block's rule: a block name is written bare unless it would not read back
+    // as one bare token.
+    static bool bare_block_key(std::string_view key) {
+        if (key.substr(0, 2) == "//") return false;
+        for (char c : key) {
+            if (c == '"' || c == '{' || c == '}' || c == ' ' || c == '\t' || c == '\n' ||
+                c == '\r' || c == '\v' || c == '\f' || c == '\0') {
+                return false;
+            }
+        }
+        return true;
+    }
+    // Writes eol and `depth` tabs at p, which has room for them.
+    char* put_newline(char* p, std::size_t depth) {
+        if (depth <= kIndentCache) {
+            copy_bytes(p, newline_.data(), eol_size_ + depth);
+            return p + eol_size_ + depth;
+        }
+        std::memcpy(p, newline_.data(), newline_.size());
+        p += newline_.size();
+        for (std::size_t i = kIndentCache; i < depth; ++i) *p++ = '\t';
+        return p;
+    }
+    void close_one() {
+        open_.pop_back();
+        const std::size_t depth = open_.size() - 1;
+        char* p = put_newline(out_.room(eol_size_ + depth + 1), depth);
+        *p++ = '}';
+        out_.advance(p);
+    }
+    // Closes the blocks opened below `parent`, starts a node's line inside it and returns the
+    // cursor with `room` bytes free after the line's indent.
+    char* start_line(Handle parent, std::size_t room) {
+        while (open_.back() != parent && open_.size() > 1) close_one();
+        const std::size_t depth = open_.size() - 1;
+        char* p = out_.room(eol_size_ + depth + room);
+        if (written_) p = put_newline(p, depth);
+        written_ = true;
+        return p;
+    }
+
+    RawOut out_;
+    std::string newline_;  // eol followed by kIndentCache tabs
+    std::size_t eol_size_ = 0;
+    std::vector<Handle> open_;  // open blocks, root first
+    Handle blocks_ = 0;
+    bool written_ = false;
+};
+
+template <class Out>
+void append_vec3(Out& s, char open, const Vec3& v, char close) {
+    s += open;
+    put_double(s, v.x);
+    s += ' ';
+    put_double(s, v.y);
+    s += ' ';
+    put_double(s, v.z);
+    s += close;
+}
+template <class Out>
+void append_vec3(Out& s, const Vec3& v) {
+    put_double(s, v.x);
+    s += ' ';
+    put_double(s, v.y);
+    s += ' ';
+    put_double(s, v.z);
+}
+
+template <class Sink>
+class TreeWriter {
+public:
+    using Handle = typename Sink::Handle;
+    explicit TreeWriter(Sink& sink) : out_(sink) {}
+
     void map(const Map& m) {
+        const Handle root = Sink::root();
         if (m.has_versioninfo) {
-            const NodeId v = doc_.add_block(0, "versioninfo");
+            const Handle v = out_.block(root, "versioninfo");
             keys(v, m.versioninfo);
         }
         if (m.has_visgroups) {
-            const NodeId v = doc_.add_block(0, "visgroups");
+            const Handle v = out_.block(root, "visgroups");
             for (const Visgroup& g : m.visgroups) visgroup(v, g);
         }
-        if (m.viewsettings) raw(0, *m.viewsettings);
-        if (m.has_world) entity(0, m.world, "world");
+        if (m.viewsettings) raw(root, *m.viewsettings);
+        if (m.has_world) entity(root, m.world, "world");
         for (const Entity& e : m.entities) {
-            const NodeId parent = e.hidden ? doc_.add_block(0, "hidden") : 0;
+            const Handle parent = e.hidden ? out_.block(root, "hidden") : root;
             entity(parent, e, "entity");
         }
         if (m.has_cameras) {
-            const NodeId c = doc_.add_block(0, "cameras");
-            value(c, "activecamera", std::to_string(m.active_camera));
+            const Handle c = out_.block(root, "cameras");
+            integer(c, "activecamera", m.active_camera);
             for (const Camera& cam : m.cameras) {
-                const NodeId b = doc_.add_block(c, "camera");
-                value(b, "position", bracket(cam.position));
-                value(b, "look", bracket(cam.look));
+                const Handle b = out_.block(c, "camera");
+                vec3(b, "position", '[', cam.position, ']');
+                vec3(b, "look", '[', cam.look, ']');
             }
         }
         if (m.cordon_style == Map::CordonStyle::single && !m.cordons.empty()) {
             const Cordon& c = m.cordons.front();
-            const NodeId b = doc_.add_block(0, "cordon");
+            const Handle b = out_.block(root, "cordon");
             if (!c.boxes.empty()) box_keys(b, c.boxes.front());
             value(b, "active", c.active ? "1" : "0");
             keys(b, c.extra_keys);
             for (std::size_t i = 1; i < c.boxes.size(); ++i)
-                box_keys(doc_.add_block(b, "box"), c.boxes[i]);
+                box_keys(out_.block(b, "box"), c.boxes[i]);
         } else if (m.cordon_style == Map::CordonStyle::multiple) {
-            const NodeId cs = doc_.add_block(0, "cordons");
+            const Handle cs = out_.block(root, "cordons");
             value(cs, "active", m.cordons_active ? "1" : "0");
             for (const Cordon& c : m.cordons) {
-                const NodeId b = doc_.add_block(cs, "cordon");
+                const Handle b = out_.block(cs, "cordon");
                 value(b, "name", c.name);
                 value(b, "active", c.active ? "1" : "0");
                 keys(b, c.extra_keys);
-                for (const Aabb& box : c.boxes) box_keys(doc_.add_block(b, "box"), box);
+                for (const Aabb& box : c.boxes) box_keys(out_.block(b, "box"), box);
             }
         }
-        for (const RawNode& r : m.extra_blocks) raw(0, r);
+        for (const RawNode& r : m.extra_blocks) raw(root, r);
     }
 
 private:
-    static std::string num(double v) { return format_double(v); }
-    static std::string paren(const Vec3& v) {
-        return fmt::format("({} {} {})", num(v.x), num(v.y), num(v.z));
+    void value(Handle parent, std::string_view k, std::string_view v) {
+        out_.begin_value(parent, k) += v;
+        out_.end_value();
     }
-    static std::string bracket(const Vec3& v) {
-        return fmt::format("[{} {} {}]", num(v.x), num(v.y), num(v.z));
+    void integer(Handle parent, std::string_view k, std::int64_t v) {
+        put_int(out_.begin_value(parent, k), v);
+        out_.end_value();
     }
-    static std::string axis(const UVAxis& a) {
-        return fmt::format("[{} {} {} {}] {}", num(a.axis.x), num(a.axis.y), num(a.axis.z),
-                           num(a.shift), num(a.scale));
+    void number(Handle parent, std::string_view k, double v) {
+        put_double(out_.begin_value(parent, k), v);
+        out_.end_value();
     }
-
-    void value(NodeId parent, std::string_view k, std::string_view v) {
-        doc_.add_value(parent, k, v);
+    void vec3(Handle parent, std::string_view k, char open, const Vec3& v, char close) {
+        append_vec3(out_.begin_value(parent, k), open, v, close);
+        out_.end_value();
     }
-    void keys(NodeId parent, const std::vector<KeyValue>& kvs) {
+    void axis(Handle parent, std::string_view k, const UVAxis& a) {
+        auto& s = out_.begin_value(parent, k);
+        s += '[';
+        append_vec3(s, a.axis);
+        s += ' ';
+        put_double(s, a.shift);
+        s += "] ";
+        put_double(s, a.scale);
+        out_.end_value();
+    }
+    void keys(Handle parent, const std::vector<KeyValue>& kvs) {
         for (const KeyValue& kv : kvs) value(parent, kv.key, kv.value);
     }
-    void raw(NodeId parent, const RawNode& r) {
+    void raw(Handle parent, const RawNode& r) {
         if (!r.block) {
             value(parent, r.key, r.value);
             return;
         }
-        const NodeId b = doc_.add_block(parent, r.key);
+        const Handle b = out_.block(parent, r.key);
         for (const RawNode& c : r.children) raw(b, c);
     }
-    void raws(NodeId parent, const std::vector<RawNode>& rs) {
+    void raws(Handle parent, const std::vector<RawNode>& rs) {
         for (const RawNode& r : rs) raw(parent, r);
     }
-    void box_keys(NodeId b, const Aabb& box) {
-        value(b, "mins", paren(box.mins));
-        value(b, "maxs", paren(box.maxs));
+    void box_keys(Handle b, const Aabb& box) {
+        vec3(b, "mins", '(', box.mins, ')');
+        vec3(b, "maxs", '(', box.maxs, ')');
     }
 
-    void editor(NodeId parent, const Editor& e) {
+    void editor(Handle parent, const Editor& e) {
         if (!e.present) return;
-        const NodeId b = doc_.add_block(parent, "editor");
-        if (e.color)
-            value(b, "color", fmt::format("{} {} {}", (*e.color)[0], (*e.color)[1], (*e.color)[2]));
-        for (std::int64_t id : e.visgroup_ids) value(b, "visgroupid", std::to_string(id));
-        if (e.group_id) value(b, "groupid", std::to_string(*e.group_id));
+        const Handle b = out_.block(parent, "editor");
+        if (e.color) {
+            auto& s = out_.begin_value(b, "color");
+            put_int(s, (*e.color)[0]);
+            s += ' ';
+            put_int(s, (*e.color)[1]);
+            s += ' ';
+            put_int(s, (*e.color)[2]);
+            out_.end_value();
+        }
+        for (std::int64_t id : e.visgroup_ids) integer(b, "visgroupid", id);
+        if (e.group_id) integer(b, "groupid", *e.group_id);
         if (e.visgroup_shown) value(b, "visgroupshown", *e.visgroup_shown ? "1" : "0");
         if (e.visgroup_autoshown) value(b, "visgroupautoshown", *e.visgroup_autoshown ? "1" : "0");
         if (e.cordon_solid) value(b, "cordonsolid", *e.cordon_solid ? "1" : "0");
         if (e.comments) value(b, "comments", *e.comments);
         if (e.logical_pos) {
-            value(b, "logicalpos",
-                  fmt::format("[{} {}]", num((*e.logical_pos)[0]), num((*e.logical_pos)[1])));
+            auto& s = out_.begin_value(b, "logicalpos");
+            s += '[';
+            put_double(s, (*e.logical_pos)[0]);
+            s += ' ';
+            put_double(s, (*e.logical_pos)[1]);
+            s += ']';
+            out_.end_value();
         }
         keys(b, e.extra_keys);
         raws(b, e.extra_blocks);
     }
 
-    void visgroup(NodeId parent, const Visgroup& g) {
-        const NodeId b = doc_.add_block(parent, "visgroup");
+    void visgroup(Handle parent, const Visgroup& g) {
+        const Handle b = out_.block(parent, "visgroup");
         value(b, "name", g.name);
-        value(b, "visgroupid", std::to_string(g.id));
+        integer(b, "visgroupid", g.id);
         value(b, "color", g.color);
         keys(b, g.extra_keys);
         for (const Visgroup& c : g.children) visgroup(b, c);
@@ -126,48 +471,43 @@ private:
     }
 
     template <class T, class F>
-    void rows(NodeId parent, std::string_view name, const std::vector<T>& data, int rows,
+    void rows(Handle parent, std::string_view name, const std::vector<T>& data, int rows,
               int per_row, F&& append_item) {
-        const NodeId b = doc_.add_block(parent, name);
+        const Handle b = out_.block(parent, name);
         if (data.empty()) return;  // an empty block stays empty
-        std::string line;
         const auto per = static_cast<std::size_t>(per_row);
+        char key[32] = "row";  // not 16: GCC 12 -Warray-bounds false positive in copy_bytes
         for (int r = 0; r < rows; ++r) {
-            line.clear();
+            const auto k = std::to_chars(key + 3, key + sizeof key, r);
+            auto& line = out_.begin_value(b, std::string_view(key, k.ptr));
             for (std::size_t i = 0; i < per && r * per + i < data.size(); ++i) {
                 if (i) line += ' ';
                 append_item(line, data[static_cast<std::size_t>(r) * per + i]);
             }
-            value(b, "row" + std::to_string(r), line);
+            out_.end_value();
         }
     }
 
-    void dispinfo(NodeId parent, const DispInfo& d) {
-        const NodeId b = doc_.add_block(parent, "dispinfo");
+    void dispinfo(Handle parent, const DispInfo& d) {
+        const Handle b = out_.block(parent, "dispinfo");
         using F = DispInfo::Field;
-        if (d.has(F::kPower)) value(b, "power", std::to_string(d.power));
-        if (d.has(F::kStartPosition)) value(b, "startposition", bracket(d.start_position));
-        if (d.has(F::kFlags)) value(b, "flags", std::to_string(d.flags));
-        if (d.has(F::kElevation)) value(b, "elevation", num(d.elevation));
-        if (d.has(F::kSubdiv)) value(b, "subdiv", std::to_string(d.subdiv));
+        if (d.has(F::kPower)) integer(b, "power", d.power);
+        if (d.has(F::kStartPosition)) vec3(b, "startposition", '[', d.start_position, ']');
+        if (d.has(F::kFlags)) integer(b, "flags", d.flags);
+        if (d.has(F::kElevation)) number(b, "elevation", d.elevation);
+        if (d.has(F::kSubdiv)) integer(b, "subdiv", d.subdiv);
         keys(b, d.extra_keys);
         const int n = d.grid_size();
         const int t = 1 << d.power;
-        auto v3 = [](std::string& s, const Vec3& v) {
-            append_double(s, v.x);
-            s += ' ';
-            append_double(s, v.y);
-            s += ' ';
-            append_double(s, v.z);
-        };
-        auto v4 = [](std::string& s, const std::array<double, 4>& v) {
+        auto v3 = [](auto& s, const Vec3& v) { append_vec3(s, v); };
+        auto v4 = [](auto& s, const std::array<double, 4>& v) {
             for (int i = 0; i < 4; ++i) {
                 if (i) s += ' ';
-                append_double(s, v[static_cast<std::size_t>(i)]);
+                put_double(s, v[static_cast<std::size_t>(i)]);
             }
         };
-        auto f = [](std::string& s, double v) { append_double(s, v); };
-        auto i = [](std::string& s, int v) { append_int(s, v); };
+        auto f = [](auto& s, double v) { put_double(s, v); };
+        auto i = [](auto& s, int v) { put_int(s, v); };
         if (d.has(F::kNormals)) rows(b, "normals", d.normals, n, n, v3);
         if (d.has(F::kDistances)) rows(b, "distances", d.distances, n, n, f);
         if (d.has(F::kOffsets)) rows(b, "offsets", d.offsets, n, n, v3);
@@ -175,82 +515,96 @@ private:
         if (d.has(F::kAlphas)) rows(b, "alphas", d.alphas, n, n, f);
         if (d.has(F::kTriangleTags)) rows(b, "triangle_tags", d.triangle_tags, t, 2 * t, i);
         if (d.has(F::kAllowedVerts)) {
-            const NodeId a = doc_.add_block(b, "allowed_verts");
-            std::string line;
+            const Handle a = out_.block(b, "allowed_verts");
+            auto& line = out_.begin_value(
+                a, d.allowed_verts_key.empty() ? "10" : std::string_view(d.allowed_verts_key));
             for (std::size_t k = 0; k < d.allowed_verts.size(); ++k) {
                 if (k) line += ' ';
-                append_int(line, d.allowed_verts[k]);
+                put_int(line, d.allowed_verts[k]);
             }
-            value(a, d.allowed_verts_key.empty() ? "10" : d.allowed_verts_key, line);
+            out_.end_value();
         }
         if (d.has(F::kMultiblend)) rows(b, "multiblend", d.multiblend, n, n, v4);
         if (d.has(F::kAlphablend)) rows(b, "alphablend", d.alphablend, n, n, v4);
         for (int c = 0; c < 4; ++c) {
             if (d.present & (F::kMultiblendColor0 << c)) {
-                rows(b, "multiblend_color_" + std::to_string(c),
+                const char name[] = {'m', 'u', 'l', 't', 'i', 'b',
+                                     'l', 'e', 'n', 'd', '_', 'c',
+                                     'o', 'l', 'o', 'r', '_', static_cast<char>('0' + c)};
+                rows(b, std::string_view(name, sizeof name),
                      d.multiblend_color[static_cast<std::size_t>(c)], n, n, v3);
             }
         }
         raws(b, d.extra_blocks);
     }
 
-    void side(NodeId parent, const Side& s) {
-        const NodeId b = doc_.add_block(parent, "side");
+    void side(Handle parent, const Side& s) {
+        const Handle b = out_.block(parent, "side");
         using F = Side::Field;
-        if (s.has(F::kId)) value(b, "id", std::to_string(s.id));
+        if (s.has(F::kId)) integer(b, "id", s.id);
         if (s.has(F::kPlane)) {
-            value(b, "plane",
-                  fmt::format("{} {} {}", paren(s.plane_points[0]), paren(s.plane_points[1]),
-                              paren(s.plane_points[2])));
+            auto& v = out_.begin_value(b, "plane");
+            append_vec3(v, '(', s.plane_points[0], ')');
+            v += ' ';
+            append_vec3(v, '(', s.plane_points[1], ')');
+            v += ' ';
+            append_vec3(v, '(', s.plane_points[2], ')');
+            out_.end_value();
         }
         if (s.has(F::kVerticesPlus)) {
-            const NodeId v = doc_.add_block(b, "vertices_plus");
+            const Handle v = out_.block(b, "vertices_plus");
             for (const Vec3& p : s.vertices_plus) {
-                value(v, "v", fmt::format("{} {} {}", num(p.x), num(p.y), num(p.z)));
+                append_vec3(out_.begin_value(v, "v"), p);
+                out_.end_value();
             }
         }
         if (s.has(F::kPointData)) {
-            const NodeId v = doc_.add_block(b, "point_data");
-            value(v, "numpts", std::to_string(s.point_data.size()));
+            const Handle v = out_.block(b, "point_data");
+            integer(v, "numpts", static_cast<std::int64_t>(s.point_data.size()));
             for (std::size_t k = 0; k < s.point_data.size(); ++k) {
-                const Vec3& p = s.point_data[k];
-                value(v, "point", fmt::format("{} {} {} {}", k, num(p.x), num(p.y), num(p.z)));
+                auto& line = out_.begin_value(v, "point");
+                put_int(line, static_cast<std::int64_t>(k));
+                line += ' ';
+                append_vec3(line, s.point_data[k]);
+                out_.end_value();
             }
         }
         if (s.has(F::kMaterial)) value(b, "material", s.material);
-        if (s.has(F::kUAxis)) value(b, "uaxis", axis(s.uaxis));
-        if (s.has(F::kVAxis)) value(b, "vaxis", axis(s.vaxis));
-        if (s.has(F::kRotation)) value(b, "rotation", num(s.rotation));
-        if (s.has(F::kLightmapScale)) value(b, "lightmapscale", num(s.lightmapscale));
-        if (s.has(F::kSmoothingGroups))
-            value(b, "smoothing_groups", std::to_string(s.smoothing_groups));
+        if (s.has(F::kUAxis)) axis(b, "uaxis", s.uaxis);
+        if (s.has(F::kVAxis)) axis(b, "vaxis", s.vaxis);
+        if (s.has(F::kRotation)) number(b, "rotation", s.rotation);
+        if (s.has(F::kLightmapScale)) number(b, "lightmapscale", s.lightmapscale);
+        if (s.has(F::kSmoothingGroups)) integer(b, "smoothing_groups", s.smoothing_groups);
         keys(b, s.extra_keys);
         if (s.disp) dispinfo(b, *s.disp);
         raws(b, s.extra_blocks);
     }
 
-    void solid(NodeId parent, const Solid& s) {
-        const NodeId b = doc_.add_block(parent, "solid");
-        value(b, "id", std::to_string(s.id));
+    void solid(Handle parent, const Solid& s) {
+        const Handle b = out_.block(parent, "solid");
+        integer(b, "id", s.id);
         keys(b, s.extra_keys);
         for (const Side& sd : s.sides) side(b, sd);
         editor(b, s.editor);
         raws(b, s.extra_blocks);
     }
 
-    void entity(NodeId parent, const Entity& e, std::string_view name) {
-        const NodeId b = doc_.add_block(parent, name);
+    void entity(Handle parent, const Entity& e, std::string_view name) {
+        const Handle b = out_.block(parent, name);
         keys(b, e.keys);
         if (e.has_connections || !e.connections.empty()) {
-            const NodeId c = doc_.add_block(b, "connections");
-            for (const Connection& conn : e.connections) value(c, conn.output, conn.value_text());
+            const Handle c = out_.block(b, "connections");
+            for (const Connection& conn : e.connections) {
+                append_connection(out_.begin_value(c, conn.output), conn);
+                out_.end_value();
+            }
         }
         for (const Solid& s : e.solids) {
-            solid(s.hidden ? doc_.add_block(b, "hidden") : b, s);
+            solid(s.hidden ? out_.block(b, "hidden") : b, s);
         }
         for (const Group& g : e.groups) {
-            const NodeId gb = doc_.add_block(b, "group");
-            value(gb, "id", std::to_string(g.id));
+            const Handle gb = out_.block(b, "group");
+            integer(gb, "id", g.id);
             keys(gb, g.extra_keys);
             editor(gb, g.editor);
             raws(gb, g.extra_blocks);
@@ -260,19 +614,23 @@ private:
         raws(b, e.extra_blocks);
     }
 
-    kv::Document doc_;
+    Sink& out_;
 };
 
 }  // namespace
 
 kv::Document to_tree(const Map& map, const WriteOptions& opt) {
-    TreeWriter w(opt);
-    w.map(map);
-    return w.take();
+    TreeSink sink(opt);
+    TreeWriter<TreeSink>(sink).map(map);
+    return sink.take();
 }
 
 std::string write(const Map& map, const WriteOptions& opt) {
-    return to_tree(map, opt).write();
+    std::string out;
+    TextSink sink(opt, out);
+    TreeWriter<TextSink>(sink).map(map);
+    sink.finish();
+    return out;
 }
 
 // --- small model helpers --------------------------------------------------------------------
@@ -281,15 +639,8 @@ std::string Connection::value_text() const {
     if (!parsed) return raw;
     std::string out;
     out.reserve(target.size() + input.size() + param.size() + 16);
-    out += target;
-    out += separator;
-    out += input;
-    out += separator;
-    out += param;
-    out += separator;
-    append_double(out, delay);
-    out += separator;
-    append_int(out, times);
+    StringOut text(out);
+    append_connection(text, *this);
     return out;
 }
 

@@ -61,6 +61,30 @@ TEST(VmfCorpus, RoundTripAndTypedModelSurviveRewrite) {
                 files.size(), identical, typed_equal);
 }
 
+// vmf::write renders the typed model straight to text; it must be byte for byte what the
+// canonical kv tree of vmf::to_tree writes, with either line ending.
+TEST(VmfCorpus, DirectWriteEqualsTreeWrite) {
+    LK_REQUIRE_CORPUS();
+    std::size_t files = 0, equal = 0;
+    for (const auto& f : all_vmfs()) {
+        auto blob = Blob::map_file(f);
+        ASSERT_TRUE(blob);
+        auto doc = vmf::Document::read(blob.value());
+        ASSERT_TRUE(doc) << doc.error().to_string();
+        ++files;
+        bool same = true;
+        for (const char* eol : {"\n", "\r\n"}) {
+            if (vmf::write(doc->map(), {eol}) != vmf::to_tree(doc->map(), {eol}).write()) {
+                ADD_FAILURE() << f << ": direct write differs from the tree's (eol "
+                              << (eol[1] ? "CRLF" : "LF") << ")";
+                same = false;
+            }
+        }
+        if (same) ++equal;
+    }
+    std::printf("VMF corpus: %zu files, %zu with direct write == tree write\n", files, equal);
+}
+
 TEST(VmfCorpus, ComputedPolygonsMatchHammerPlusPlusVertices) {
     LK_REQUIRE_CORPUS();
     std::size_t sides = 0, within = 0, count_mismatch = 0;

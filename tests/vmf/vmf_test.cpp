@@ -1,6 +1,8 @@
 // The typed VMF model, from small hand-written maps.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 
@@ -313,6 +315,46 @@ TEST(Vmf, NormalisedRewriteKeepsTheModel) {
     EXPECT_EQ(again->map(), doc->map());
     // Hammer's own layout writes the same bytes back.
     EXPECT_EQ(vmf::write(again->map()), text);
+}
+
+// vmf::write renders straight to text; it must give exactly what the canonical tree of
+// vmf::to_tree writes, including block names that cannot be bare, anonymous blocks, hidden
+// wrappers, empty blocks and a first top-level node that is a value.
+TEST(Vmf, DirectWriteEqualsTreeWrite) {
+    auto doc = vmf::Document::read(kBoxMap);
+    ASSERT_TRUE(doc);
+    vmf::Map map = doc->map();
+    vmf::RawNode odd{"odd name", "", true, {}};
+    odd.children.push_back({"k", "v", false, {}});
+    odd.children.push_back({"", "", true, {{"inner", "1", false, {}}}});
+    odd.children.push_back({"//c", "", true, {}});
+    odd.children.push_back({"{", "", true, {}});
+    odd.children.push_back({"empty", "", true, {}});
+    map.extra_blocks.push_back(odd);
+    map.extra_blocks.push_back({"", "", true, {}});
+    map.extra_blocks.push_back({"tail", "x", false, {}});
+    if (!map.entities.empty()) map.entities.front().hidden = true;
+    if (!map.world.solids.empty()) map.world.solids.front().hidden = true;
+    // Numbers on both sides of the writer's short-decimal path (fixed vs scientific, 1e5, -0).
+    ASSERT_FALSE(map.world.solids.empty());
+    ASSERT_FALSE(map.world.solids.back().sides.empty());
+    vmf::Side& side = map.world.solids.back().sides.front();
+    side.plane_points = {Vec3(0.0001, -0.00015, 1e5), Vec3(99999.5, 1.0 / 3, -0.0),
+                         Vec3(1e-300, 123456789.125, 0.001)};
+    side.uaxis.shift = -0.000123;
+    side.uaxis.scale = 0.1 + 0.2;
+    side.vaxis.shift = 99999.99999999;
+    side.vaxis.scale = std::numeric_limits<double>::quiet_NaN();
+    side.rotation = -std::numeric_limits<double>::infinity();
+    side.lightmapscale = 1e-7;
+    for (const char* eol : {"\n", "\r\n"}) {
+        EXPECT_EQ(vmf::write(map, {eol}), vmf::to_tree(map, {eol}).write()) << eol;
+    }
+    vmf::Map first_is_value;
+    first_is_value.extra_blocks.push_back({"key", "value", false, {}});
+    first_is_value.extra_blocks.push_back({"b", "", true, {{"", "", true, {}}}});
+    EXPECT_EQ(vmf::write(first_is_value), vmf::to_tree(first_is_value).write());
+    EXPECT_EQ(vmf::write(vmf::Map{}), vmf::to_tree(vmf::Map{}).write());
 }
 
 TEST(Vmf, BrushPolygonsAndDisplacementGrid) {
