@@ -754,3 +754,19 @@ TEST(BspLumps, StrataOverlaysV3ShareOneFaceArray) {
     ASSERT_TRUE(b.set_lump(LumpId::overlays, Blob::from_bytes(cut)));
     EXPECT_FALSE(strata_overlays(b));
 }
+
+TEST(BspLumps, DisplacementCountsOfAnyPowerDoNotOverflow) {
+    // The power is an int32 in the file; counts are exact for real powers and -1 for powers no
+    // grid can have (fuzz_bsp found 16 overflowing int).
+    ddispinfo_t d;
+    d.power = 4;
+    EXPECT_EQ(d.vertex_count(), 289);
+    EXPECT_EQ(d.triangle_count(), 512);
+    d.power = 16;
+    EXPECT_EQ(d.vertex_count(), std::int64_t{65537} * 65537);
+    for (std::int32_t p : {-1, 31, 64, INT32_MAX, INT32_MIN}) {
+        d.power = p;
+        EXPECT_EQ(d.vertex_count(), -1) << p;
+        EXPECT_EQ(d.triangle_count(), -1) << p;
+    }
+}

@@ -253,8 +253,18 @@ struct ddispinfo_t {
     // (Dota 2 beta: one after contents, one after m_iLightmapSamplePositionStart).
     std::int32_t unknown[2] = {0, 0};
 
-    int vertex_count() const { return ((1 << power) + 1) * ((1 << power) + 1); }
-    int triangle_count() const { return 2 * (1 << power) * (1 << power); }
+    // -1 for a power no grid can have (negative, or so large the count would overflow); files
+    // hold any int32 here, and the engine uses 2..4.
+    std::int64_t vertex_count() const {
+        if (power < 0 || power > 30) return -1;
+        const std::int64_t side = (std::int64_t{1} << power) + 1;
+        return side * side;
+    }
+    std::int64_t triangle_count() const {
+        if (power < 0 || power > 30) return -1;
+        const std::int64_t side = std::int64_t{1} << power;
+        return 2 * side * side;
+    }
 };
 
 struct CDispVert {
