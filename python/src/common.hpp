@@ -41,6 +41,21 @@ struct Input {
     std::filesystem::path path;      // empty for bytes
     std::filesystem::path base_dir;  // the path's directory
 };
+// The value of a read, or levelkit.Error naming the input file when the reader did not.
+template <class T>
+T take_read(lk::Result<T>&& r, const Input& in) {
+    if (!r) {
+        lk::Diagnostic d = r.error();
+        if (d.file.empty() && !in.path.empty()) d.file = in.name;
+        raise(d);
+    }
+    return std::move(r).value();
+}
+// A read's warnings, named by the input file.
+inline std::vector<lk::Diagnostic> read_warnings(lk::Diagnostics& warnings, const Input& in) {
+    if (!in.path.empty()) warnings.set_file(in.name);
+    return warnings.items();
+}
 bool is_pathlike(const py::handle& h);
 std::filesystem::path to_path(const py::handle& h);
 // Maps or copies `src`; the GIL is released while a file is mapped.

@@ -554,14 +554,8 @@ py::object read_dmx(Input in, bool vmap) {
         opt.source_name = in.name;
         r = dmx::read(in.blob.bytes(), warnings, opt);
     }
-    if (!r) {
-        lk::Diagnostic d = r.error();
-        if (d.file.empty() && !in.path.empty()) d.file = in.name;
-        raise(d);
-    }
-    h->doc = std::move(r).value();
-    if (!in.path.empty()) warnings.set_file(in.name);
-    h->warnings = warnings.items();
+    h->doc = take_read(std::move(r), in);
+    h->warnings = read_warnings(warnings, in);
     return py::cast(h);
 }
 

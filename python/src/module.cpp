@@ -45,12 +45,7 @@ py::object read_any(Input in) {
         py::gil_scoped_release release;
         r = lk::read_document(in.blob, opt);
     }
-    if (!r) {
-        lk::Diagnostic d = r.error();
-        if (d.file.empty() && !in.path.empty()) d.file = in.name;
-        raise(d);
-    }
-    auto doc = std::move(r).value();
+    auto doc = take_read(std::move(r), in);
     if (!in.path.empty()) doc->read_diagnostics().set_file(in.name);
     return wrap_any(std::move(doc), in.name);
 }
@@ -332,7 +327,7 @@ PYBIND11_MODULE(_levelkit, m) {
         .def_property_readonly("materials",
                                [](const Geometry& g) {
                                    py::list out;
-                                   for (const auto& m : g.s.materials) out.append(to_str(m));
+                                   for (const auto& name : g.s.materials) out.append(to_str(name));
                                    return out;
                                })
         .def_property_readonly("polygon_count",

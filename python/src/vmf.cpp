@@ -196,14 +196,8 @@ py::object read_vmf(Input in) {
         py::gil_scoped_release release;
         r = lk::vmf::read(std::move(in.blob), warnings);
     }
-    if (!r) {
-        lk::Diagnostic d = r.error();
-        if (d.file.empty() && !in.path.empty()) d.file = in.name;
-        raise(d);
-    }
-    h->doc = std::move(r).value();
-    if (!in.path.empty()) warnings.set_file(in.name);
-    h->warnings = warnings.items();
+    h->doc = take_read(std::move(r), in);
+    h->warnings = read_warnings(warnings, in);
     return py::cast(h);
 }
 

@@ -90,14 +90,8 @@ py::object read_wmp(Input in) {
         py::gil_scoped_release release;
         r = wmp::read(std::move(in.blob), warnings);
     }
-    if (!r) {
-        lk::Diagnostic d = r.error();
-        if (d.file.empty() && !in.path.empty()) d.file = in.name;
-        raise(d);
-    }
-    h->file = std::move(r).value();
-    if (!in.path.empty()) warnings.set_file(in.name);
-    h->warnings = warnings.items();
+    h->file = take_read(std::move(r), in);
+    h->warnings = read_warnings(warnings, in);
     return py::cast(h);
 }
 
