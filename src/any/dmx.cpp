@@ -238,12 +238,7 @@ Result<model::Model> to_model(const Document& in, const ConvertOptions&, Diagnos
     const auto* src = dynamic_cast<const DmxDocument*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a DMX document");
     LK_TRY_ASSIGN(model::Model m, convert::dmx_to_model(src->doc(), diags));
-    std::size_t shapes = 0;
-    for (const model::Mesh& mesh : m.meshes) shapes += mesh.shapes.size();
-    report["meshes"] = m.meshes.size();
-    report["nodes"] = m.nodes.size();
-    report["shapes"] = shapes;
-    report["clips"] = m.clips.size();
+    report_model(m, report);
     return m;
 }
 

@@ -125,12 +125,7 @@ Result<model::Model> to_model(const Document& in, const ConvertOptions& opt, Dia
         o.base_dir = std::filesystem::absolute(opt.input_path).parent_path().string();
     }
     LK_TRY_ASSIGN(model::Model m, convert::gltf_to_model(src->bytes(), o, diags));
-    std::size_t shapes = 0;
-    for (const model::Mesh& mesh : m.meshes) shapes += mesh.shapes.size();
-    report["meshes"] = m.meshes.size();
-    report["nodes"] = m.nodes.size();
-    report["shapes"] = shapes;
-    report["clips"] = m.clips.size();
+    report_model(m, report);
     return m;
 }
 

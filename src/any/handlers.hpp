@@ -52,5 +52,7 @@ std::vector<OptionSpec> dmx_options();
 const vmf::Map* vmf_map(const Document& doc);
 // Options of every consumer that draws a scene (OBJ, glTF, pictures): tools, texture-size.
 std::vector<OptionSpec> drawing_options();
+// What a model producer reports: meshes, nodes, shapes, clips.
+void report_model(const model::Model& m, Json& report);
 
 }  // namespace lk

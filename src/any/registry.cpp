@@ -29,6 +29,15 @@ const std::vector<const ConverterHandler*>& all_converters() {
     return list;
 }
 
+void report_model(const model::Model& m, Json& report) {
+    std::size_t shapes = 0;
+    for (const model::Mesh& mesh : m.meshes) shapes += mesh.shapes.size();
+    report["meshes"] = m.meshes.size();
+    report["nodes"] = m.nodes.size();
+    report["shapes"] = shapes;
+    report["clips"] = m.clips.size();
+}
+
 const FormatHandler* find_format(std::string_view name) {
     for (const FormatHandler* f : all_formats()) {
         if (f->name == name) return f;

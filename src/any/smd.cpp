@@ -92,9 +92,7 @@ Result<model::Model> to_model(const Document& in, const ConvertOptions& opt, Dia
     }
     LK_TRY_ASSIGN(model::Model m,
                   convert::smd_to_model(src->file(), vta ? &*vta : nullptr, diags, o));
-    report["meshes"] = m.meshes.size();
-    report["nodes"] = m.nodes.size();
-    report["clips"] = m.clips.size();
+    report_model(m, report);
     return m;
 }
 
