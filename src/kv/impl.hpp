@@ -83,7 +83,10 @@ struct Document::Impl {
             if (chunks.size() >= 0x7FF) throw std::length_error("kv: arena full (2 GiB of edits)");
             const bool dedicated = s.size() > kChunk / 4;
             chunks.push_back(
-                std::make_unique<char[]>(dedicated ? std::max<std::size_t>(s.size(), 1) : kChunk));
+                // Not value-initialised: zeroing 1 MiB (and faulting in every page of it) cost
+                // more than parsing a small document.
+                std::make_unique_for_overwrite<char[]>(
+                    dedicated ? std::max<std::size_t>(s.size(), 1) : kChunk));
             if (dedicated) {
                 std::memcpy(chunks.back().get(), s.data(), s.size());
                 return kArenaBit | static_cast<std::uint32_t>((chunks.size() - 1) << 20);
