@@ -3,7 +3,8 @@
 # Usage: scripts/demo.sh   (from anywhere; output files go to build/demo/)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/deps.sh"
+# The demo needs no glTF validator (only the tests do): Debian packages only.
+LEVELKIT_NO_NPM=1 "$root/scripts/deps.sh"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target levelkit_tool
 lk="$root/build/cli/levelkit"
