@@ -9,6 +9,9 @@ Tasks (both libraries do the same steps; outputs stay in memory or a temporary f
   vmf-parse        parse the largest VMF into entities and brushes
   vmf-entities     parse it, set a keyvalue on every prop_* entity, find an entity by
                    targetname, add an output to it, serialise the map
+  vmf-write        serialise the largest VMF, parsed (and for levelkit edited, so it is not
+                   written back verbatim) beforehand, untimed
+  dmx-kv2-read     parse the largest keyvalues2 DMX into its elements
   bsp-query        open the largest BSP, parse its entity lump, list the light* entities and
                    every targetname
   bsp-entities     open the largest BSP, parse its entity lump, set a keyvalue on every entity,
@@ -34,8 +37,9 @@ import io, json, sys, time, tempfile, os
 from srctools.keyvalues import Keyvalues
 from srctools.vmf import VMF, Output
 from srctools.bsp import BSP
+from srctools.dmx import Element
 
-vmf_path, bsp_path, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+vmf_path, bsp_path, repeat, dmx_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 tmp = tempfile.mkdtemp()
 
 def vmf_parse():
@@ -57,6 +61,17 @@ def vmf_entities():
     vmf.export(buf)
     return len(buf.getvalue())
 
+parsed = vmf_parse()
+
+def vmf_write():
+    buf = io.StringIO()
+    parsed.export(buf)
+    return len(buf.getvalue())
+
+def dmx_kv2_read():
+    with open(dmx_path, "rb") as f:
+        return Element.parse(f)
+
 def bsp_query():
     bsp = BSP(bsp_path)
     ents = bsp.ents
@@ -74,6 +89,7 @@ def bsp_entities():
 
 out = {}
 for name, fn in [("vmf-parse", vmf_parse), ("vmf-entities", vmf_entities),
+                 ("vmf-write", vmf_write), ("dmx-kv2-read", dmx_kv2_read),
                  ("bsp-query", bsp_query), ("bsp-entities", bsp_entities)]:
     best = None
     for _ in range(repeat):
@@ -86,7 +102,8 @@ print(json.dumps(out))
 '''
 
 
-def levelkit_tasks(vmf_path: Path, bsp_path: Path, repeat: int) -> dict[str, float]:
+def levelkit_tasks(vmf_path: Path, bsp_path: Path, repeat: int,
+                   dmx_path: Path) -> dict[str, float]:
     import levelkit
 
     tmp = Path(tempfile.mkdtemp())
@@ -107,6 +124,17 @@ def levelkit_tasks(vmf_path: Path, bsp_path: Path, repeat: int) -> dict[str, flo
             found[0].add_output("OnUser1", "!self", "Kill")
         return len(vmf.to_bytes())
 
+    parsed = levelkit.read(vmf_path)
+    # One edit, so the map is serialised from the typed model as srctools does (an unedited
+    # map is written back as its original bytes).
+    parsed.world["comment"] = "levelkit bench"
+
+    def vmf_write():
+        return len(parsed.to_bytes())
+
+    def dmx_kv2_read():
+        return levelkit.read(dmx_path)
+
     def bsp_query():
         bsp = levelkit.read(bsp_path)
         ents = bsp.entities
@@ -123,6 +151,7 @@ def levelkit_tasks(vmf_path: Path, bsp_path: Path, repeat: int) -> dict[str, flo
 
     out = {}
     for name, fn in [("vmf-parse", vmf_parse), ("vmf-entities", vmf_entities),
+                     ("vmf-write", vmf_write), ("dmx-kv2-read", dmx_kv2_read),
                      ("bsp-query", bsp_query), ("bsp-entities", bsp_entities)]:
         times = []
         for _ in range(repeat):
@@ -166,12 +195,18 @@ def main() -> int:
         print(f"corpus not found at {args.corpus}", file=sys.stderr)
         return 2
     vmf_path, bsp_path = vmfs[0], bsps[0]
+    kv2 = [p for sub in ("dmx", "model") for p in (args.corpus / sub).glob("*.dmx")
+           if b"encoding keyvalues2 " in p.read_bytes()[:120]]
+    if not kv2:
+        print(f"no keyvalues2 DMX under {args.corpus}", file=sys.stderr)
+        return 2
+    dmx_path = max(kv2, key=lambda p: p.stat().st_size)
 
-    lk = levelkit_tasks(vmf_path, bsp_path, args.repeat)
+    lk = levelkit_tasks(vmf_path, bsp_path, args.repeat, dmx_path)
     st = None
     if args.srctools.is_file():
         r = subprocess.run([str(args.srctools), "-c", SRCTOOLS_SCRIPT, str(vmf_path), str(bsp_path),
-                            str(args.srctools_repeat)], capture_output=True, text=True)
+                            str(args.srctools_repeat), str(dmx_path)], capture_output=True, text=True)
         if r.returncode == 0:
             st = json.loads(r.stdout.strip().splitlines()[-1])
         else:
@@ -191,13 +226,15 @@ def main() -> int:
     cpp_three = cpp_read_document(args.cpp_bench)
 
     figures = {"vmf": vmf_path.name, "vmf_bytes": vmf_path.stat().st_size, "bsp": bsp_path.name,
+               "dmx": dmx_path.name, "dmx_bytes": dmx_path.stat().st_size,
                "bsp_bytes": bsp_path.stat().st_size, "levelkit": lk, "srctools": st,
                "python_read_3_largest_vmf_s": py_three, "cpp_read_3_largest_vmf_s": cpp_three}
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
     print(f"VMF: {vmf_path.name} ({vmf_path.stat().st_size / 1e6:.2f} MB); "
-          f"BSP: {bsp_path.name} ({bsp_path.stat().st_size / 1e6:.2f} MB)")
+          f"BSP: {bsp_path.name} ({bsp_path.stat().st_size / 1e6:.2f} MB); "
+          f"DMX: {dmx_path.name} ({dmx_path.stat().st_size / 1e6:.2f} MB)")
     print(f"{'task':<14} {'levelkit':>12} {'srctools':>12} {'ratio':>9}")
     for task, t in lk.items():
         s = st.get(task) if st else None
