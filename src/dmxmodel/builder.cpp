@@ -426,7 +426,9 @@ Result<dmx::Document> Builder::finish() {
         append(combination_, "targets", m.mesh);
     }
     if (!combination_.is_null()) doc_[doc_.root].set("combinationOperator", combination_);
-    if (!meshes_.empty()) doc_[doc_.root].set("model", model_);
+    // "model" marks a reference (Blender Source Tools and studiomdl read a root without it as an
+    // animation): set it with meshes, and for a bare skeleton that has no animation list either.
+    if (!meshes_.empty() || animation_list_.is_null()) doc_[doc_.root].set("model", model_);
     if (!animation_list_.is_null()) doc_[doc_.root].set("animationList", animation_list_);
     return std::move(doc_);
 }

@@ -105,6 +105,35 @@ TEST(DmxModelBuilder, WritesVersionDependentParts) {
     }
 }
 
+// A skeleton without meshes or clips (an SMD with one skeleton frame and no triangles) is a
+// reference: the root names the model, or Blender Source Tools reads it as an animation and fails
+// on the missing animationList.
+TEST(DmxModelBuilder, BareSkeletonIsAReference) {
+    for (const Target& target : {Target::source1(), Target::source2()}) {
+        Builder b(target, "Scene", "Armature");
+        b.add_node("Bone", 0, true, {0, 0, 1}, {0, 0, 0, 1});
+        auto doc = b.finish();
+        ASSERT_TRUE(doc.ok());
+        const dmx::Element& root = (*doc)[doc->root];
+        const ElementRef* model = root.get<ElementRef>("model");
+        ASSERT_NE(model, nullptr);
+        EXPECT_EQ(*model, *root.get<ElementRef>("skeleton"));
+        EXPECT_EQ(root.find("animationList"), nullptr);
+    }
+    // With a clip and no meshes it stays an animation file.
+    dmx::Document anim = [] {
+        Builder b(Target::source1(), "Scene", "Armature");
+        const std::uint32_t bone = b.add_node("Bone", 0, true, {0, 0, 1}, {0, 0, 0, 1});
+        const std::uint32_t clip = b.add_clip("Raise", 24, 0, 1);
+        const double times[] = {0, 1};
+        b.add_channel(clip, bone, ChannelKind::position, times,
+                      std::vector<dmx::Vector3>{{0, 0, 1}, {0, 0, 2}});
+        return std::move(b.finish()).value();
+    }();
+    EXPECT_EQ(anim[anim.root].find("model"), nullptr);
+    EXPECT_NE(anim[anim.root].find("animationList"), nullptr);
+}
+
 TEST(DmxModelBuilder, WritesEveryTargetEncoding) {
     for (const char* t : {"source1-legacy", "source1", "source2", "keyvalues2:1/model:18"}) {
         SCOPED_TRACE(t);
