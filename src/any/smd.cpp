@@ -122,6 +122,7 @@ Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& op
         }
         auto first = std::move(r.companions.front());
         r.companions.erase(r.companions.begin());
+        written[0] = opt.output_path.filename().string();  // written there, not in anims/
         smd::ReadOptions ro;
         LK_TRY_ASSIGN(smd::File f, smd::read(as_text(first.bytes), diags, ro));
         r.document = std::make_unique<SmdDocument>(std::move(f));

@@ -245,3 +245,26 @@ TEST(Cli, AModelWithAClipWritesItsAnimationSmdInAnimsFolder) {
     }
     EXPECT_EQ(anims, 1u) << r.out;
 }
+
+TEST(Cli, AClipOnlyModelIsWrittenAsTheOutputAndReportedSo) {
+    // A model with a clip and no mesh has no reference SMD: the clip is the output file itself,
+    // and the JSON report names that file (not anims/<clip>.smd, where nothing is written).
+    const fs::path d = temp_dir("model_clip_only");
+    std::ofstream(d / "walk.smd") << "version 1\nnodes\n0 \"root\" -1\n1 \"lid\" 0\nend\n"
+                                     "skeleton\n"
+                                     "time 0\n0 0 0 0 0 0 0\n1 0 0 24 0 0 0\n"
+                                     "time 1\n0 0 0 0 0 0 0\n1 0 0 24 0.5 0 0\n"
+                                     "time 2\n0 0 0 0 0 0 0\n1 0 0 24 1 0 0\nend\n";
+    CliRun r = run({"convert", "-q", (d / "walk.smd").string(), (d / "walk.dmx").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    fs::create_directories(d / "out");
+    r = run(
+        {"convert", "--json", "-q", (d / "walk.dmx").string(), (d / "out" / "clip.smd").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(d / "out" / "clip.smd"));
+    EXPECT_FALSE(fs::exists(d / "out" / "anims")) << r.out;
+    const auto j = lk::Json::parse(r.out);
+    ASSERT_TRUE(j.contains("report")) << r.out;
+    ASSERT_TRUE(j["report"].contains("smd")) << r.out;
+    EXPECT_EQ(j["report"]["smd"]["files"], lk::Json::array({"clip.smd"})) << r.out;
+}
