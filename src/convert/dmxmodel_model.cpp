@@ -178,8 +178,13 @@ void Reader::nodes() {
         model::Node n;
         n.name = std::string(dn[i].name);
         n.parent = map_[static_cast<std::size_t>(dn[i].parent)];
-        n.kind =
-            dn[i].kind == dmxmodel::NodeKind::joint ? model::NodeKind::joint : model::NodeKind::dag;
+        // A dag that carries no shape (no mesh, no attachment) is a bone, whatever its element
+        // type: Maya and Valve exporters write such transforms as DmeDag, and Blender Source
+        // Tools imports every shape-less DmeDag/DmeJoint as a bone. Only dags that wrap a shape
+        // stay plain nodes.
+        const bool bone = dn[i].kind == dmxmodel::NodeKind::joint ||
+                          (dn[i].kind == dmxmodel::NodeKind::dag && dn[i].shape.is_null());
+        n.kind = bone ? model::NodeKind::joint : model::NodeKind::dag;
         n.pose = read_transform(doc_, dn[i].transform);
         n.bind = n.pose;
         if (bind_xf && bind_entry[i] >= 0 &&

@@ -131,6 +131,19 @@ struct Content {
     }
 };
 
+// What a DMX can say of a model: a dag that carries no mesh and no attachment is a bone there
+// (Blender Source Tools and levelkit read every shape-less DmeDag as one), so such a node of a
+// glTF comes back from DMX as a joint.
+Model as_dmx_reads_it(Model m) {
+    std::vector<bool> carries(m.nodes.size(), false);
+    for (const auto& mesh : m.meshes) carries[mesh.node] = true;
+    for (const auto& a : m.attachments) carries[a.node] = true;
+    for (std::size_t i = 1; i < m.nodes.size(); ++i) {
+        if (!carries[i]) m.nodes[i].kind = model::NodeKind::joint;
+    }
+    return m;
+}
+
 std::optional<std::string> same_content(const Model& a, const Model& b) {
     Content c;
     if (a.nodes.size() != b.nodes.size())
@@ -966,7 +979,7 @@ TEST(ModelGltfCorpus, OtherToolsFilesToDmxAndBack) {
             EXPECT_NE(d.severity, Severity::error) << d.message << " [" << d.path << "]";
         auto c = convert::dmx_to_model(*doc2, w);
         ASSERT_TRUE(c);
-        const auto d2 = same_content(*a, *c);
+        const auto d2 = same_content(as_dmx_reads_it(*a), *c);
         EXPECT_FALSE(d2) << "glTF -> model -> DMX -> model: " << *d2;
         same += !d1 && !d2;
     }
