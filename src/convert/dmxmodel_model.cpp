@@ -582,6 +582,11 @@ void Reader::clips() {
                 }
             }
         }
+        // A transform whose only channels were left out has a track with no keys: nothing to
+        // carry (and nothing a writer can write back).
+        std::erase_if(clip.tracks, [](const model::NodeTrack& t) {
+            return t.translation.empty() && t.rotation.empty() && t.scale.empty();
+        });
         if (skipped) {
             warn("convert.dmx-channels",
                  fmt::format("{} channels drive no transform position/orientation/scale or flex "
