@@ -178,13 +178,8 @@ void Reader::nodes() {
         model::Node n;
         n.name = std::string(dn[i].name);
         n.parent = map_[static_cast<std::size_t>(dn[i].parent)];
-        // A dag that carries no shape (no mesh, no attachment) is a bone, whatever its element
-        // type: Maya and Valve exporters write such transforms as DmeDag, and Blender Source
-        // Tools imports every shape-less DmeDag/DmeJoint as a bone. Only dags that wrap a shape
-        // stay plain nodes.
-        const bool bone = dn[i].kind == dmxmodel::NodeKind::joint ||
-                          (dn[i].kind == dmxmodel::NodeKind::dag && dn[i].shape.is_null());
-        n.kind = bone ? model::NodeKind::joint : model::NodeKind::dag;
+        n.kind =
+            dn[i].kind == dmxmodel::NodeKind::joint ? model::NodeKind::joint : model::NodeKind::dag;
         n.pose = read_transform(doc_, dn[i].transform);
         n.bind = n.pose;
         if (bind_xf && bind_entry[i] >= 0 &&
@@ -601,6 +596,22 @@ void Reader::clips() {
 Result<model::Model> Reader::run() {
     nodes();
     for (std::size_t i = 0; i < d_.meshes.size(); ++i) mesh(d_.meshes[i], i);
+    // A dag that carries no mesh and no attachment is a bone, whatever its element type: Maya
+    // and Valve exporters write such transforms as DmeDag, and Blender Source Tools imports
+    // every shape-less DmeDag/DmeJoint as a bone. Decided on what the model carries (a shape
+    // that could not be read leaves a bare dag, which is what a written file then holds).
+    {
+        std::vector<bool> carries(m_.nodes.size(), false);
+        for (const model::Mesh& me : m_.meshes) {
+            if (me.node < carries.size()) carries[me.node] = true;
+        }
+        for (const model::Attachment& a : m_.attachments) {
+            if (a.node < carries.size()) carries[a.node] = true;
+        }
+        for (std::size_t i = 1; i < m_.nodes.size(); ++i) {
+            if (!carries[i]) m_.nodes[i].kind = model::NodeKind::joint;
+        }
+    }
     flex();
     clips();
     const int up = d_.axes.up;
