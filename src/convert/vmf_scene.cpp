@@ -558,12 +558,79 @@ private:
     std::int64_t next_ = 1;
 };
 
+// A VMF string has no escapes: a '"' inside one ends it early and the file no longer reads.
+// Scenes from BSP string tables, DMX or Gamestudio levels can hold one (a fuzzed BSP material
+// name did); it becomes '\'' so the output stays a VMF, and the count is reported.
+class QuoteMender {
+public:
+    std::size_t mended = 0;
+    void text(std::string& t) {
+        for (char& c : t) {
+            if (c == '"') {
+                c = '\'';
+                ++mended;
+            }
+        }
+    }
+    void keys(std::vector<KeyValue>& kvs) {
+        for (KeyValue& kv : kvs) {
+            text(kv.key);
+            text(kv.value);
+        }
+    }
+    void editor(vmf::Editor& e) {
+        if (e.comments) text(*e.comments);
+        keys(e.extra_keys);
+    }
+    void entity(vmf::Entity& e) {
+        keys(e.keys);
+        for (vmf::Connection& c : e.connections) {
+            for (std::string* t : {&c.output, &c.target, &c.input, &c.param, &c.raw}) text(*t);
+        }
+        for (vmf::Solid& so : e.solids) {
+            keys(so.extra_keys);
+            editor(so.editor);
+            for (vmf::Side& sd : so.sides) {
+                text(sd.material);
+                keys(sd.extra_keys);
+            }
+        }
+        editor(e.editor);
+    }
+    void visgroups(std::vector<vmf::Visgroup>& v) {
+        for (vmf::Visgroup& g : v) {
+            text(g.name);
+            keys(g.extra_keys);
+            visgroups(g.children);
+        }
+    }
+    void map(vmf::Map& m) {
+        entity(m.world);
+        for (vmf::Entity& e : m.entities) entity(e);
+        visgroups(m.visgroups);
+        for (vmf::Cordon& c : m.cordons) {
+            text(c.name);
+            keys(c.extra_keys);
+        }
+    }
+};
+
 }  // namespace
 
 vmf::Map scene_to_vmf(const scene::Scene& s, Diagnostics& diags, const SceneToVmfOptions& opt,
                       SceneToVmfReport* report) {
     SceneToVmfReport local;
-    return VmfBuilder(s, diags, opt, report ? *report : local).run();
+    vmf::Map m = VmfBuilder(s, diags, opt, report ? *report : local).run();
+    QuoteMender q;
+    q.map(m);
+    if (q.mended) {
+        diags.add(Diagnostic::warning(
+            "vmf.quote-replaced",
+            fmt::format("{} double quote(s) in names and values written as single quotes (a VMF "
+                        "string cannot hold a double quote)",
+                        q.mended)));
+    }
+    return m;
 }
 
 }  // namespace lk::convert

@@ -144,3 +144,32 @@ TEST(VmfScene, CompleteHammerMapFromAnEmptyScene) {
     ASSERT_TRUE(doc);
     EXPECT_EQ(doc->map(), m);
 }
+
+TEST(VmfScene, DoubleQuotesBecomeSingleSoTheVmfReads) {
+    // A VMF string has no escapes; names from BSP string tables or DMX can hold a '"'.
+    scene::Scene s;
+    s.world.set("classname", "worldspawn");
+    scene::Entity e;
+    e.set("classname", "info_target");
+    e.set("targetname", "say \"hi\"");
+    e.outputs.push_back({"OnUser1", "a\"b", "Kill", "", 0, -1, std::nullopt});
+    s.entities.push_back(e);
+    scene::Brush b;
+    const Vec3 n[6] = {{0, 0, 1}, {0, 0, -1}, {-1, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    for (const Vec3& normal : n) {
+        scene::BrushSide side;
+        side.plane = {normal, 64};
+        side.material = "dev/\"dev_measure";
+        b.sides.push_back(side);
+    }
+    s.world.brushes.push_back(std::move(b));
+    Diagnostics d;
+    vmf::Map m = convert::scene_to_vmf(s, d, {});
+    auto doc = vmf::Document::read(vmf::write(m));
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    EXPECT_EQ(doc->map().entities.at(0).get("targetname"), "say 'hi'");
+    EXPECT_EQ(doc->map().world.solids.at(0).sides.at(0).material, "dev/'dev_measure");
+    bool warned = false;
+    for (const Diagnostic& x : d.items()) warned |= x.code == "vmf.quote-replaced";
+    EXPECT_TRUE(warned);
+}
