@@ -3,12 +3,26 @@
 // targets, and the document converted to them in place, must read back to an equal model; the
 // model converts on to SMD.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 #include "levelkit/convert/dmxmodel_model.hpp"
 #include "levelkit/convert/smd_model.hpp"
 #include "levelkit/dmx/io.hpp"
 #include "levelkit/dmxmodel/dmxmodel.hpp"
+
+namespace {
+// Stops with the difference printed, so a CI log says what was lost.
+void expect_same(const lk::model::Model& a, const lk::model::Model& b, const char* path) {
+    // A childless joint "root"/"blender_implicit" at identity that the rewrite puts first in
+    // the joint list reads back as the model's own bone (the documented BST convention).
+    if (a.root_bone != b.root_bone) return;
+    if (auto diff = lk::model::compare(a, b)) {
+        std::fprintf(stderr, "%s: the model read back differs: %s\n", path, diff->c_str());
+        std::abort();
+    }
+}
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const lk::ByteSpan in(reinterpret_cast<const std::byte*>(data), size);
@@ -33,9 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!back) std::abort();
         auto m2 = lk::convert::dmx_to_model(*back, w);
         if (!m2) std::abort();
-        // A childless joint "root"/"blender_implicit" at identity that the rewrite puts first in
-        // the joint list reads back as the model's own bone (the documented BST convention).
-        if (m->root_bone == m2->root_bone && lk::model::compare(*m, *m2)) std::abort();
+        expect_same(*m, *m2, "model_to_dmx");
     }
     // In-place conversion keeps what it does not convert; it must read back to the same model.
     for (const auto& target : {lk::dmxmodel::Target::source1(), lk::dmxmodel::Target::source2()}) {
@@ -47,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!back) std::abort();
         auto m2 = lk::convert::dmx_to_model(*back, w);
         if (!m2) std::abort();
-        if (m->root_bone == m2->root_bone && lk::model::compare(*m, *m2)) std::abort();
+        expect_same(*m, *m2, "retarget");
     }
     (void)lk::convert::model_to_smd(*m, w);
     return 0;

@@ -17,14 +17,16 @@ std::vector<ElementRef>* refs(dmx::Element& e, std::string_view attr) {
     return a ? a->value.get_if<std::vector<ElementRef>>() : nullptr;
 }
 
-// Renames an attribute in place (its position and value stay); false if `to` exists already.
-bool rename_attribute(dmx::Document& doc, dmx::Element& e, std::string_view from,
+// Whether renaming attribute `from` to `to` would collide with another attribute.
+bool rename_blocked(const dmx::Element& e, std::string_view from, std::string_view to) {
+    return from != to && e.has(from) && e.has(to);
+}
+
+// Renames an attribute in place (its position and value stay); the caller checked
+// rename_blocked.
+void rename_attribute(dmx::Document& doc, dmx::Element& e, std::string_view from,
                       std::string_view to) {
-    dmx::Attribute* a = e.find(from);
-    if (!a || from == to) return true;
-    if (e.has(to)) return false;
-    a->name = doc.intern(to);
-    return true;
+    if (dmx::Attribute* a = e.find(from); a && from != to) a->name = doc.intern(to);
 }
 
 // Vertex field names of one DmeVertexData / DmeVertexDeltaData for the target version.
@@ -40,14 +42,18 @@ void rename_fields(dmx::Document& doc, ElementRef ref, int version, const std::s
         const std::string to = field_name(id.semantic, id.set, version);
         if (to == name) continue;
         const std::string from = name;
-        if (!rename_attribute(doc, doc[ref], from, to) ||
-            !rename_attribute(doc, doc[ref], from + "Indices", to + "Indices")) {
-            w.add(
-                Diagnostic::warning("dmxmodel.retarget-field",
-                                    fmt::format("field '{}' keeps its name: '{}' exists", from, to))
-                    .with_path(path));
+        // The values and their index array are renamed together or not at all: a field whose
+        // values and indices disagree in name no longer reads.
+        const bool values_blocked = rename_blocked(doc[ref], from, to);
+        if (values_blocked || rename_blocked(doc[ref], from + "Indices", to + "Indices")) {
+            w.add(Diagnostic::warning("dmxmodel.retarget-field",
+                                      fmt::format("field '{}' keeps its name: '{}' exists", from,
+                                                  values_blocked ? to : to + "Indices"))
+                      .with_path(path));
             continue;
         }
+        rename_attribute(doc, doc[ref], from, to);
+        rename_attribute(doc, doc[ref], from + "Indices", to + "Indices");
         name = to;
     }
 }

@@ -176,6 +176,32 @@ TEST(DmxModelRetarget, ConvertsVersionPartsInPlace) {
     EXPECT_FALSE(model::compare(*before, *again).has_value());
 }
 
+// A field whose new name is free but whose index array's new name is taken keeps both old names
+// (renaming only the values left a field that no longer read: fuzz_dmxmodel).
+TEST(DmxModelRetarget, FieldAndIndicesAreRenamedTogether) {
+    dmx::Document doc = build(Target::source2());
+    Diagnostics w;
+    auto before = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(before.ok());
+    auto m = Model::open(doc, w);
+    ASSERT_TRUE(m.ok());
+    const ElementRef bind = m->meshes[0].bind.element;
+    doc[bind].set("positionsIndices", true);  // an unrelated attribute in the way
+    ASSERT_TRUE(retarget(doc, Target::source1(), w).ok());
+    EXPECT_TRUE(doc[bind].has("position$0"));
+    EXPECT_TRUE(doc[bind].has("position$0Indices"));
+    EXPECT_FALSE(doc[bind].has("positions"));
+    EXPECT_TRUE(doc[bind].has("textureCoordinates"));  // the other fields still move
+    bool warned = false;
+    for (const Diagnostic& d : w.items()) warned = warned || d.code == "dmxmodel.retarget-field";
+    EXPECT_TRUE(warned);
+    auto bytes = dmx::write(doc);
+    ASSERT_TRUE(bytes.ok());
+    auto after = convert::dmx_to_model(*dmx::read(*bytes), w);
+    ASSERT_TRUE(after.ok());
+    EXPECT_FALSE(model::compare(*before, *after).has_value()) << *model::compare(*before, *after);
+}
+
 TEST(DmxModelValidate, ReportsProblemsWithPaths) {
     dmx::Document doc = build(Target::source2());
     Diagnostics w;
