@@ -42,6 +42,9 @@ void rename_fields(dmx::Document& doc, ElementRef ref, int version, const std::s
         const std::string to = field_name(id.semantic, id.set, version);
         if (to == name) continue;
         const std::string from = name;
+        // A listed field without values stays as it is (renaming the entry could make it name
+        // an unrelated array: fuzz_dmxmodel).
+        if (!doc[ref].has(from)) continue;
         // The values and their index array are renamed together or not at all: a field whose
         // values and indices disagree in name no longer reads.
         const bool values_blocked = rename_blocked(doc[ref], from, to);
