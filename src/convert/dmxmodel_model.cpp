@@ -660,6 +660,12 @@ Result<dmx::Document> model_to_dmx(const model::Model& m, const dmxmodel::Target
     if (root_bone) b.set_root_bone(model::root_bone_name(m));
     b.set_model_transform(dv3(m.nodes[0].pose.translation), dquat(m.nodes[0].pose.rotation));
     b.set_axes(static_cast<int>(m.up_axis));
+    if (!dmxmodel::uses_axis_system(v) && static_cast<int>(m.up_axis) < 0) {
+        w.add(Diagnostic::warning("dmxmodel.up-axis-sign",
+                                  fmt::format("model {} has no axis system: the up axis {} is "
+                                              "written without its sign",
+                                              v, static_cast<int>(m.up_axis))));
+    }
 
     std::vector<std::uint32_t> node_of(m.nodes.size(), 0);
     for (std::size_t i = 1; i < m.nodes.size(); ++i) {

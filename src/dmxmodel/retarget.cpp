@@ -168,6 +168,13 @@ Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& w) 
             // once it is the only record (Hammer exports carry both, and they disagree).
             doc[model].remove("axisSystem");
             const int a = axes.up < 0 ? -axes.up : axes.up;
+            if (axes.up < 0) {
+                w.add(Diagnostic::warning(
+                    "dmxmodel.up-axis-sign",
+                    fmt::format("model {} has no axis system: the up axis {} is written without "
+                                "its sign",
+                                to, axes.up)));
+            }
             const char* letter = a == 1 ? "X" : (a == 2 ? "Y" : "Z");
             if (!axes.up_string.empty() || axes.up != 3) {
                 if (dmx::Attribute* u = doc[model].find("upAxis");

@@ -229,6 +229,42 @@ TEST(DmxModelRetarget, ListedFieldWithoutValuesStays) {
     EXPECT_FALSE(model::compare(*before, *after).has_value()) << *model::compare(*before, *after);
 }
 
+// Source 1 names the up axis by a letter: a negative up axis loses its sign there, with a
+// warning, whether the model is written anew or converted in place; Source 2 keeps it.
+TEST(DmxModelRetarget, NegativeUpAxisIsWarnedWhereTheTargetCannotHoldIt) {
+    dmx::Document doc = build(Target::source2());
+    Diagnostics w;
+    auto m = Model::open(doc, w);
+    ASSERT_TRUE(m.ok());
+    doc[*doc[m->nodes[0].element].get<ElementRef>("axisSystem")].set("upAxis", std::int32_t{-3});
+    auto model = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(model.ok());
+    ASSERT_EQ(static_cast<int>(model->up_axis), -3);
+    auto warned = [](const Diagnostics& d) {
+        for (const Diagnostic& x : d.items()) {
+            if (x.code == "dmxmodel.up-axis-sign") return true;
+        }
+        return false;
+    };
+    for (const bool in_place : {false, true}) {
+        Diagnostics w1, w2;
+        dmx::Document s1 = doc.clone();
+        if (in_place) {
+            ASSERT_TRUE(retarget(s1, Target::source1(), w1).ok());
+        } else {
+            s1 = std::move(convert::model_to_dmx(*model, Target::source1(), w1)).value();
+        }
+        EXPECT_TRUE(warned(w1)) << in_place;
+        auto back = convert::dmx_to_model(s1, w1);
+        ASSERT_TRUE(back.ok());
+        EXPECT_EQ(static_cast<int>(back->up_axis), 3);
+        auto s2 = convert::model_to_dmx(*model, Target::source2(), w2);
+        ASSERT_TRUE(s2.ok());
+        EXPECT_FALSE(warned(w2));
+        EXPECT_EQ(static_cast<int>(convert::dmx_to_model(*s2, w2)->up_axis), -3);
+    }
+}
+
 TEST(DmxModelValidate, ReportsProblemsWithPaths) {
     dmx::Document doc = build(Target::source2());
     Diagnostics w;
