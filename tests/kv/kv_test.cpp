@@ -207,6 +207,22 @@ TEST(KeyValues, FindsStringEndAndCrAtAnyPosition) {
     EXPECT_EQ(w.size(), 0u);
 }
 
+// Edited strings live in an arena of growing chunks; a long one gets a chunk of its own and
+// the strings after it still land where their offsets say (they once pointed into the long
+// one's chunk).
+TEST(KeyValues, EditedStringsOfEverySizeReadBack) {
+    auto doc = parse_ok("a\n{\n\t\"x\" \"1\"\n}\n");
+    const NodeId a = doc.root().find("a").id();
+    std::vector<std::pair<NodeId, std::string>> added;
+    for (std::size_t i = 0; i < 64; ++i) {
+        // Sizes from a few bytes past a chunk of their own (> 256 KiB) and back.
+        const std::size_t n = i % 8 == 5 ? (std::size_t{300} << 10) + i : 1 + i * 97;
+        std::string v(n, char('a' + i % 26));
+        added.emplace_back(doc.add_value(a, "k" + std::to_string(i), v), v);
+    }
+    for (const auto& [id, v] : added) EXPECT_EQ(doc.node(id).value(), v);
+}
+
 TEST(KeyValues, EditsAreWrittenCanonically) {
     auto doc = parse_ok("a\r\n{\r\n\t\"x\" \"1\"\r\n}\r\n");
     Node a = doc.root().find("a");
