@@ -637,6 +637,12 @@ Result<ModelGltfFiles> Writer::run() {
     if (const std::string p = detail::non_finite(m_); !p.empty())
         return Diagnostic::error("gltf.non-finite",
                                  p + ": not a finite number, which glTF cannot hold");
+    for (const Clip& c : m_.clips) {
+        // Each track is sampled at every frame, and with flex tracks every controller.
+        const std::size_t sampled =
+            c.tracks.size() + (c.flex_tracks.empty() ? 0 : m_.flex.controllers.size());
+        if (auto too_long = dense_sampling_limit(c, sampled)) return std::move(*too_long);
+    }
     // glTF-space world bind transforms.
     world_.resize(m_.nodes.size());
     for (std::size_t i = 0; i < m_.nodes.size(); ++i) {

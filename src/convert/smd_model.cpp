@@ -736,6 +736,10 @@ Result<std::vector<SmdOutput>> model_to_smd(const model::Model& m, Diagnostics& 
     for (const model::Mesh& mesh : m.meshes) shapes = shapes || !mesh.shapes.empty();
     if (shapes && opt.vta) out.push_back({base + ".vta", vta_smd(m, opt.quad_split)});
     for (const model::Clip& c : m.clips) {
+        // Every frame holds every bone (sampled from every node).
+        if (auto too_long = model::dense_sampling_limit(c, m.nodes.size())) {
+            return std::move(*too_long);
+        }
         std::string dir = opt.anim_dir;
         if (!dir.empty() && dir.back() != '/') dir += '/';
         out.push_back({dir + sanitize(c.name) + ".smd", animation_smd(m, c)});

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "levelkit/convert/dmxmodel_model.hpp"
+#include "levelkit/convert/model_gltf.hpp"
 #include "levelkit/convert/smd_model.hpp"
 #include "levelkit/dmx/io.hpp"
 
@@ -138,6 +139,35 @@ TEST(SmdModel, AnimationsAreNamedAsBlenderSourceToolsNamesThem) {
     EXPECT_EQ(f.nodes[0].name, "blender_implicit");
     ASSERT_EQ(f.skeleton.size(), 3u);
     EXPECT_NEAR(f.skeleton[1].bones[1].position.x, 1.0, 1e-6);  // linear between keys
+}
+
+// A clip whose every frame would be written for every node past model::kMaxDenseNodeFrames
+// (here ten days at 30 fps) is a located error for SMD and glTF, not gigabytes of frames.
+TEST(SmdModel, ClipTooLongToSampleIsAnError) {
+    model::Model m = model::Model::with_root("Armature");
+    m.nodes.push_back({"Bone", 0, model::NodeKind::joint});
+    model::Clip c;
+    c.name = "forever";
+    c.frame_rate = 30;
+    c.duration = 10 * 86400;
+    model::NodeTrack t;
+    t.node = 1;
+    t.translation.times = {0, c.duration};
+    t.translation.values = {{0, 0, 0}, {2, 0, 0}};
+    c.tracks.push_back(t);
+    m.clips.push_back(c);
+    Diagnostics w;
+    auto smd = model_to_smd(m, w);
+    ASSERT_FALSE(smd.ok());
+    EXPECT_EQ(smd.error().code, "model.clip-too-long");
+    EXPECT_NE(smd.error().message.find("'forever'"), std::string::npos);
+    auto gltf = model_to_gltf(m, {}, w);
+    ASSERT_FALSE(gltf.ok());
+    EXPECT_EQ(gltf.error().code, "model.clip-too-long");
+    // A long but reasonable clip (ten minutes) still converts.
+    m.clips[0].duration = 600;
+    EXPECT_TRUE(model_to_smd(m, w).ok());
+    EXPECT_TRUE(model_to_gltf(m, {}, w).ok());
 }
 
 }  // namespace

@@ -38,6 +38,8 @@
 #include <string_view>
 #include <vector>
 
+#include "levelkit/core/diagnostic.hpp"
+
 namespace lk::model {
 
 // --- math ----------------------------------------------------------------------------------
@@ -310,6 +312,15 @@ struct Model {
 // "blender_implicit" or "root"; "root" for a model without joints named after one of its meshes
 // (what BST exports for a mesh with no armature); "blender_implicit" otherwise.
 std::string root_bone_name(const Model& m);
+
+// Formats that store every frame of every animated node (SMD, glTF's sampled animation) write
+// at most this many node-frames for one clip: a clip of 30 minutes at 30 fps with 77 nodes.
+// Past it a conversion fails with a located error instead of building gigabytes.
+inline constexpr std::uint64_t kMaxDenseNodeFrames = std::uint64_t{1} << 22;
+
+// nullopt when sampling `clip` densely over `nodes` nodes stays within kMaxDenseNodeFrames;
+// else the error (code "model.clip-too-long") naming the clip and the figures.
+std::optional<Diagnostic> dense_sampling_limit(const Clip& clip, std::size_t nodes);
 
 // The rigid part of an affine transform (scale removed) as translation + rotation.
 Transform decompose(const Affine& a);
