@@ -228,10 +228,10 @@ std::optional<std::string> same_content(const Model& a, const Model& b) {
                         c.fail(q + ": colour set lost");
                         break;
                     }
-                    const Vec4f a = set.at(cx), b = y.colors[cs++].at(cy);
+                    const Vec4f ca = set.at(cx), cb = y.colors[cs++].at(cy);
                     auto cl = [](float v) { return std::clamp(v, 0.0f, 1.0f); };
-                    if (!near(cl(a.x), b.x, kGltfTol) || !near(cl(a.y), b.y, kGltfTol) ||
-                        !near(cl(a.z), b.z, kGltfTol) || !near(cl(a.w), b.w, kGltfTol))
+                    if (!near(cl(ca.x), cb.x, kGltfTol) || !near(cl(ca.y), cb.y, kGltfTol) ||
+                        !near(cl(ca.z), cb.z, kGltfTol) || !near(cl(ca.w), cb.w, kGltfTol))
                         c.fail(q + ": colour");
                 }
                 for (const auto& [fa, fb, what] : {std::tuple{&x.balance, &y.balance, "balance"},
@@ -254,9 +254,9 @@ std::optional<std::string> same_content(const Model& a, const Model& b) {
                             c.fail(q + ": extra field " + ea.name);
                             break;
                         }
-                        for (std::size_t k = 0; k < ea.components; ++k) {
-                            const float va = ea.values[ea.indices[cx] * ea.components + k],
-                                        vb = eb.values[eb.indices[cy] * eb.components + k];
+                        for (std::size_t comp = 0; comp < ea.components; ++comp) {
+                            const float va = ea.values[ea.indices[cx] * ea.components + comp],
+                                        vb = eb.values[eb.indices[cy] * eb.components + comp];
                             if (!near(va, vb, kGltfTol)) c.fail(q + ": extra field " + ea.name);
                         }
                     }
@@ -632,10 +632,10 @@ std::optional<std::string> check_readback(const Model& m, const Bytes& glb, Figu
                         {float(out[k][0]), float(out[k][1]), float(out[k][2]), float(out[k][3])});
                 } else {
                     const Vec3f sc = x.scale;
-                    const double in[3] = {sc.x, sc.y, sc.z};
+                    const double scale[3] = {sc.x, sc.y, sc.z};
                     for (int r = 0; r < 3; ++r) {
                         double want = 0;
-                        for (int j = 0; j < 3; ++j) want += std::abs(g_cm[r][j]) * in[j];
+                        for (int j = 0; j < 3; ++j) want += std::abs(g_cm[r][j]) * scale[j];
                         d = std::max(d, std::abs(want - out[k][std::size_t(r)]));
                     }
                 }
