@@ -24,7 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!m) return 0;
     if (!lk::model::check(*m).empty()) std::abort();
     auto out = lk::convert::model_to_smd(*m, w);
-    if (!out) std::abort();
+    // Frame numbers far apart make a clip too long to write every frame of: that, and only
+    // that, may fail.
+    if (!out) {
+        if (out.error().code != "model.clip-too-long") std::abort();
+        return 0;
+    }
     for (const auto& o : *out) (void)lk::smd::write(o.file);
     return 0;
 }

@@ -242,10 +242,17 @@ Result<Floats> Reader::accessor(int index, const std::string& path,
 Result<std::vector<std::uint32_t>> Reader::indices(int index, const std::string& path) const {
     LK_TRY_ASSIGN(Floats f, accessor(index, path, {1}));
     const tinygltf::Accessor& a = g_.accessors[std::size_t(index)];
-    if (a.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT || a.normalized)
+    // The glTF spec: UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT, not normalised.
+    if ((a.componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+         a.componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+         a.componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT) ||
+        a.normalized)
         return bad(path, "indices must be unsigned integers");
     std::vector<std::uint32_t> out(f.count);
-    for (std::size_t i = 0; i < f.count; ++i) out[i] = std::uint32_t(f.v[i]);
+    for (std::size_t i = 0; i < f.count; ++i) {
+        if (!(f.v[i] >= 0 && f.v[i] <= 4294967295.0f)) return bad(path, "index out of range");
+        out[i] = std::uint32_t(f.v[i]);
+    }
     // Exact for bytes and shorts; 32-bit indices above 2^24 lose precision in float, so re-read.
     if (a.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT && a.bufferView >= 0 &&
         !a.sparse.isSparse) {

@@ -108,6 +108,9 @@ TEST(GltfModel, BadIndicesAreErrorsWithTheirPath) {
                                   {"type", "SCALAR"}};
          },
          "meshes[0]/primitives[0]/indices"},
+        {"signed indices (glTF allows unsigned only; a negative one was cast)",
+         [](auto& j) { j["accessors"][5]["componentType"] = 5122; },
+         "meshes[0]/primitives[0]/indices"},
         {"joint index beyond the skin", [](auto& j) { j["skins"][0]["joints"] = {1}; },
          "meshes[0]/primitives[0]/attributes/JOINTS_0"},
         {"translation beyond float range in inches",
