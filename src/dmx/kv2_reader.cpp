@@ -160,6 +160,7 @@ private:
     std::unordered_map<Guid, ElementRef, GuidHash> defined_;
     bool noids_ = false;
     std::string_view hint_;
+    bool hint_line_ = false;  // a layout hint line was taken out of the text
     struct GapCache {
         int depth = -1;
         std::string text;
@@ -891,6 +892,7 @@ Result<void> Kv2Reader::run() {
             const std::string_view after = text_.substr(payload_end);
             if (after.substr(0, nl.size()) == nl || after.empty()) {
                 hint_ = text_.substr(b, payload_end - b);
+                hint_line_ = true;
                 pos_ = payload_end;
             }
         }
@@ -917,7 +919,8 @@ Result<void> Kv2Reader::run() {
 // looks like one stays a comment, so every file still writes back unchanged.
 void Kv2Reader::use_hint() {
     Document trial = doc_.clone();
-    bool ok = apply_binary_layout_hint(hint_, trial).ok();
+    // The writer never writes an empty hint: an empty one stays a comment.
+    bool ok = !hint_.empty() && apply_binary_layout_hint(hint_, trial).ok();
     if (ok) {
         std::vector<std::int32_t> ordinal(trial.size());
         for (std::size_t i = 0; i < trial.size(); ++i) {
@@ -988,7 +991,7 @@ Result<void> Kv2Reader::finish() {
     }
     doc_.kv2().style = style_;
     doc_.kv2().placement_known = true;
-    if (!hint_.empty()) use_hint();
+    if (hint_line_) use_hint();
     return success();
 }
 

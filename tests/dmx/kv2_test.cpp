@@ -122,6 +122,25 @@ TEST(DmxKv2, KeepsOddSpacingAndSpellings) {
     EXPECT_EQ(text_of(out.value()), text);
 }
 
+// A layout hint line with nothing after its prefix is a comment like any other (the writer
+// never writes an empty hint; dmx_kv2_fuzz: the line was taken out and not written back).
+TEST(DmxKv2, EmptyLayoutHintStaysAComment) {
+    for (const std::string body : {"", "\"DmElement\"\n{\n}\n"}) {
+        const std::string text =
+            "<!-- dmx encoding keyvalues2 4 format vmap 29 -->\n// levelkit-binary \n" + body;
+        auto doc = parse(text);
+        ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+        auto out = write(doc.value());
+        ASSERT_TRUE(out.ok());
+        EXPECT_EQ(text_of(out.value()), text);
+    }
+    const std::string at_end =
+        "<!-- dmx encoding keyvalues2 4 format vmap 29 -->\n// levelkit-binary ";
+    auto doc = parse(at_end);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    EXPECT_EQ(text_of(write(doc.value()).value()), at_end);
+}
+
 TEST(DmxKv2, BinaryDocumentsGetValvesLayout) {
     auto doc = parse(kValveMap);
     ASSERT_TRUE(doc.ok());
