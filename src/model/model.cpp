@@ -693,7 +693,7 @@ std::optional<std::string> compare(const Model& a, const Model& b, const Toleran
             c.value(p + ".min", x.min, y.min, 0);
             c.value(p + ".max", x.max, y.max, 0);
             c.value(p + ".default_value", x.default_value, y.default_value, 0);
-            c.eq(p + ".wrinkle_scales", x.wrinkle_scales, y.wrinkle_scales);
+            c.values(p + ".wrinkle_scales", x.wrinkle_scales, y.wrinkle_scales, 0);
             c.eq(p + ".eyes_up_down", x.eyes_up_down, y.eyes_up_down);
         }
     }

@@ -1,6 +1,8 @@
 // The neutral model: math conventions, welding/triangulation, correctives, sampling, checks.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 
 #include "levelkit/model/model.hpp"
@@ -134,6 +136,20 @@ TEST(ModelCheck, CompareReportsThePath) {
     Tolerance tol;
     tol.position = 1e-4;
     EXPECT_FALSE(compare(a, b, tol).has_value());
+}
+
+// A NaN read from a file is the same NaN when the file is read again (fuzz_dmxmodel: a
+// wrinkle scale of NaN made every re-read model differ from itself).
+TEST(ModelCheck, NaNEqualsNaNInCompare) {
+    Model a = Model::with_root("m");
+    FlexController c;
+    c.name = "Key 1";
+    c.wrinkle_scales = {std::numeric_limits<float>::quiet_NaN()};
+    a.flex.controllers.push_back(c);
+    Model b = a;
+    EXPECT_FALSE(compare(a, b).has_value()) << *compare(a, b);
+    b.flex.controllers[0].wrinkle_scales[0] = 1;
+    EXPECT_TRUE(compare(a, b).has_value());
 }
 
 TEST(ModelNames, RootBoneNameFollowsBlenderSourceTools) {
