@@ -13,7 +13,8 @@ void add_info_command(CLI::App& app, Context& ctx) {
             parallel_ordered(
                 ctx, n, a.jobs,
                 [&](std::size_t i) {
-                    auto doc = read_document(a.files[i]);
+                    // A summary needs the typed form only (a VMF then skips its text tree).
+                    auto doc = read_document(a.files[i], /*lossless=*/false);
                     if (!doc) {
                         results[i].emplace(std::move(doc).error());
                         return;

@@ -40,11 +40,13 @@ Json map_info(const vmf::Map& m) {
     return j;
 }
 
-// Every VMF document gives its typed map; read ones also keep the lossless tree.
+// Every VMF document gives its typed map and its line ending; read ones also keep the
+// lossless tree.
 class VmfLike : public Document {
 public:
     std::string_view format() const override { return "vmf"; }
     virtual const vmf::Map& map() const = 0;
+    virtual std::string_view eol() const = 0;
 };
 
 class VmfDocument final : public VmfLike {
@@ -71,10 +73,46 @@ public:
     }
 
     const vmf::Map& map() const override { return doc_.map(); }
-    const vmf::Document& source() const { return doc_; }
+    std::string_view eol() const override { return doc_.tree().eol(); }
 
 private:
     vmf::Document doc_;
+};
+
+// A VMF read for looking at or converting (ReadOptions::lossless off): the typed map from the
+// streaming reader, no text tree. Writing it gives the input's bytes, which is what the lossless
+// tree would write.
+class StreamedVmf final : public VmfLike {
+public:
+    StreamedVmf(Blob source, vmf::Map map) : source_(std::move(source)), map_(std::move(map)) {
+        const std::string_view text = source_.text();
+        const std::size_t nl = text.find('\n');
+        eol_ = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
+    }
+
+    Json info() const override {
+        Json j = map_info(map_);
+        j["line_ending"] = eol_ == "\r\n" ? "crlf" : "lf";
+        j["decompiled"] = !map_.has_versioninfo;
+        return j;
+    }
+    Result<Bytes> write() const override {
+        const ByteSpan b = source_.bytes();
+        return Bytes(b.begin(), b.end());
+    }
+    void validate(Diagnostics& out) const override { vmf::validate(map_, out); }
+    std::optional<std::uint32_t> line_of(std::size_t offset) const override {
+        if (!lines_) lines_ = std::make_unique<LineMap>(source_.text());
+        return lines_->locate(offset).line;
+    }
+    const vmf::Map& map() const override { return map_; }
+    std::string_view eol() const override { return eol_; }
+
+private:
+    Blob source_;
+    vmf::Map map_;
+    std::string eol_;
+    mutable std::unique_ptr<LineMap> lines_;  // built on first use
 };
 
 // A map built by a conversion: written from the typed model in Hammer's layout.
@@ -95,6 +133,7 @@ public:
     }
     void validate(Diagnostics& out) const override { vmf::validate(map_, out); }
     const vmf::Map& map() const override { return map_; }
+    std::string_view eol() const override { return eol_; }
 
 private:
     vmf::Map map_;
@@ -126,8 +165,15 @@ int sniff_vmf(ByteSpan data, std::string_view filename) {
     return iends_with(filename, ".vmf") ? 30 : 0;
 }
 
-Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions&) {
+Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions& opt) {
     Diagnostics warnings;
+    if (!opt.lossless) {
+        auto map = vmf::read_map(data, warnings);
+        if (!map) return std::move(map).error();
+        auto out = std::make_unique<StreamedVmf>(std::move(data), std::move(map).value());
+        out->read_diagnostics().add_all(warnings);
+        return std::unique_ptr<Document>(std::move(out));
+    }
     auto doc = vmf::read(std::move(data), warnings);
     if (!doc) return std::move(doc).error();
     auto out = std::make_unique<VmfDocument>(std::move(doc).value());
@@ -136,11 +182,10 @@ Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions&) {
 }
 
 Result<ConvertResult> vmf_to_vmf(const Document& in, const ConvertOptions&, Diagnostics&) {
-    const auto* src = dynamic_cast<const VmfDocument*>(&in);
-    if (!src) return Diagnostic::error("convert.internal", "input is not a read VMF document");
+    const auto* src = dynamic_cast<const VmfLike*>(&in);
+    if (!src) return Diagnostic::error("convert.internal", "input is not a VMF document");
     ConvertResult r;
-    r.document =
-        std::make_unique<ConvertedVmf>(src->map(), std::string(src->source().tree().eol()));
+    r.document = std::make_unique<ConvertedVmf>(src->map(), std::string(src->eol()));
     return r;
 }
 

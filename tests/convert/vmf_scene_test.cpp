@@ -2,6 +2,7 @@
 // without plane points get points on their real face that give back the same plane.
 #include <gtest/gtest.h>
 
+#include "levelkit/any/document.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/vmf/geometry.hpp"
@@ -172,4 +173,33 @@ TEST(VmfScene, DoubleQuotesBecomeSingleSoTheVmfReads) {
     bool warned = false;
     for (const Diagnostic& x : d.items()) warned |= x.code == "vmf.quote-replaced";
     EXPECT_TRUE(warned);
+}
+
+// A VMF read for looking or converting only (ReadOptions::lossless off: the streaming typed
+// reader, no text tree) tells and writes what the lossless read does.
+TEST(VmfScene, ReadWithoutTheTreeGivesTheSameDocument) {
+    scene::Scene s;
+    s.world.set("classname", "worldspawn");
+    scene::Entity e;
+    e.set("classname", "info_target");
+    e.set("targetname", "t");
+    s.entities.push_back(e);
+    Diagnostics d;
+    const std::string text = vmf::write(convert::scene_to_vmf(s, d, {}), {"\r\n"});
+    ReadOptions full, typed;
+    full.source_name = typed.source_name = "t.vmf";
+    typed.lossless = false;
+    auto a = read_document(Blob::copy_of(text), full);
+    auto b = read_document(Blob::copy_of(text), typed);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ((*a)->format(), "vmf");
+    EXPECT_EQ((*b)->format(), "vmf");
+    EXPECT_EQ((*a)->info().dump(), (*b)->info().dump());
+    EXPECT_EQ((*b)->info()["line_ending"], "crlf");
+    auto wa = (*a)->write();
+    auto wb = (*b)->write();
+    ASSERT_TRUE(wa && wb);
+    EXPECT_EQ(*wa, *wb);
+    EXPECT_EQ(std::string(as_text(*wb)), text);
+    EXPECT_EQ((*a)->line_of(text.find("info_target")), (*b)->line_of(text.find("info_target")));
 }

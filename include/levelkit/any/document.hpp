@@ -36,6 +36,10 @@ struct ReadOptions {
     std::string source_name;
     // The input's directory, for formats that resolve neighbours (VMF instances). May be empty.
     std::filesystem::path base_dir;
+    // False when the caller only looks at or converts the document: a format that keeps a
+    // lossless form beside its typed one may then build the typed one alone (VMF: the
+    // streaming reader on every core, no text tree). write() still gives the input's bytes.
+    bool lossless = true;
 };
 
 // A read document of any format.
@@ -145,7 +149,8 @@ const FormatHandler* detect_format(ByteSpan data, std::string_view filename);
 const FormatHandler* format_for_extension(const std::filesystem::path& path);
 
 // Maps and reads a file, detecting its format. Diagnostics carry the path.
-Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path);
+Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path,
+                                                bool lossless = true);
 Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& opt);
 
 // --- the conversion graph ---------------------------------------------------------------
