@@ -161,6 +161,18 @@ int lumps_fitting(const std::vector<RawEntry>& raw, HeaderLayout layout, std::si
     return n;
 }
 
+// Version 21 files come in two lump_t field orders (Left 4 Dead 2 moved `version` to the
+// front); the order under which more lumps lie inside the file is the right one (so one damaged
+// entry does not flip the choice). On a tie, a zero first word (a lump version rather than an
+// offset) decides.
+HeaderLayout detect_v21_layout(const std::vector<RawEntry>& raw, std::size_t header,
+                               std::size_t file_size) {
+    const int std_fit = lumps_fitting(raw, HeaderLayout::standard, header, file_size);
+    const int l4d2_fit = lumps_fitting(raw, HeaderLayout::l4d2, header, file_size);
+    return l4d2_fit > std_fit || (l4d2_fit == std_fit && raw[0].a == 0) ? HeaderLayout::l4d2
+                                                                        : HeaderLayout::standard;
+}
+
 }  // namespace
 
 std::string_view lump_name(int index) {
@@ -259,16 +271,7 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
     bsp.map_revision_ = r.i32("header/mapRevision");
     if (!r.ok()) return r.take_error();
 
-    // Left 4 Dead 2 moved `version` to the front of lump_t; the order under which more lumps
-    // lie inside the file is the right one (so one damaged entry does not flip the choice). On
-    // a tie, a zero first word (a lump version rather than an offset) decides.
-    if (bsp.version_ == 21) {
-        const int std_fit = lumps_fitting(raw, HeaderLayout::standard, header, d.size());
-        const int l4d2_fit = lumps_fitting(raw, HeaderLayout::l4d2, header, d.size());
-        if (l4d2_fit > std_fit || (l4d2_fit == std_fit && raw[0].a == 0)) {
-            bsp.layout_ = HeaderLayout::l4d2;
-        }
-    }
+    if (bsp.version_ == 21) bsp.layout_ = detect_v21_layout(raw, header, d.size());
     const std::size_t table_at = header - 4 - kLumpCount * kLumpEntrySize;
     bsp.headers_.resize(kLumpCount);
     for (int i = 0; i < kLumpCount; ++i) {
@@ -773,24 +776,38 @@ Result<Bytes> Bsp::write() const {
         w.patch<std::int32_t>(at, contagion_word_);
         at += 4;
     }
+    std::vector<RawEntry> raw(kLumpCount);
     for (int i = 0; i < kLumpCount; ++i) {
         const Lump& l = lumps_[static_cast<std::size_t>(i)];
         const Out& o = out[static_cast<std::size_t>(i)];
         const bool lzma = l.compression_ == Compression::lzma && !l.data_.empty() &&
                           i != index_of(LumpId::game_lump);
-        const std::uint32_t four = lzma ? static_cast<std::uint32_t>(l.data_.size()) : l.fourcc;
-        const auto ofs = static_cast<std::int32_t>(o.offset);
-        const auto len = static_cast<std::int32_t>(o.length);
+        RawEntry& e = raw[static_cast<std::size_t>(i)];
+        e.fourcc = lzma ? static_cast<std::uint32_t>(l.data_.size()) : l.fourcc;
         if (layout_ == HeaderLayout::l4d2) {
-            w.patch<std::int32_t>(at, l.version);
-            w.patch<std::int32_t>(at + 4, ofs);
-            w.patch<std::int32_t>(at + 8, len);
+            e = {l.version, o.offset, o.length, e.fourcc};
         } else {
-            w.patch<std::int32_t>(at, ofs);
-            w.patch<std::int32_t>(at + 4, len);
-            w.patch<std::int32_t>(at + 8, l.version);
+            e = {o.offset, o.length, l.version, e.fourcc};
         }
-        w.patch<std::uint32_t>(at + 12, four);
+    }
+    if (version_ == 21 && detect_v21_layout(raw, header, w.size()) != layout_) {
+        // The other field order would read this header better (the offsets kept for empty
+        // lumps look like lumps under it: fuzz_bsp). Empty lumps then get offset and version
+        // 0, which count under neither order.
+        for (RawEntry& e : raw) {
+            if ((layout_ == HeaderLayout::l4d2 ? e.c : e.b) == 0) e = {0, 0, 0, e.fourcc};
+        }
+        if (detect_v21_layout(raw, header, w.size()) != layout_) {
+            return Diagnostic::error("bsp.ambiguous-layout",
+                                     "the lump table would read back in the other version 21 "
+                                     "field order");
+        }
+    }
+    for (const RawEntry& e : raw) {
+        w.patch<std::int32_t>(at, static_cast<std::int32_t>(e.a));
+        w.patch<std::int32_t>(at + 4, static_cast<std::int32_t>(e.b));
+        w.patch<std::int32_t>(at + 8, static_cast<std::int32_t>(e.c));
+        w.patch<std::uint32_t>(at + 12, e.fourcc);
         at += kLumpEntrySize;
     }
     w.patch<std::int32_t>(at, map_revision_);
