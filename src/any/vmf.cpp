@@ -40,6 +40,13 @@ Json map_info(const vmf::Map& m) {
     return j;
 }
 
+Json map_info(const vmf::Map& m, std::string_view eol) {
+    Json j = map_info(m);
+    j["line_ending"] = eol == "\r\n" ? "crlf" : "lf";
+    j["decompiled"] = !m.has_versioninfo;
+    return j;
+}
+
 // Every VMF document gives its typed map and its line ending; read ones also keep the
 // lossless tree.
 class VmfLike : public Document {
@@ -47,18 +54,12 @@ public:
     std::string_view format() const override { return "vmf"; }
     virtual const vmf::Map& map() const = 0;
     virtual std::string_view eol() const = 0;
+    Json info() const final { return map_info(map(), eol()); }
 };
 
 class VmfDocument final : public VmfLike {
 public:
     explicit VmfDocument(vmf::Document doc) : doc_(std::move(doc)) {}
-
-    Json info() const override {
-        Json j = map_info(doc_.map());
-        j["line_ending"] = doc_.tree().eol() == "\r\n" ? "crlf" : "lf";
-        j["decompiled"] = !doc_.map().has_versioninfo;
-        return j;
-    }
 
     Result<Bytes> write() const override {
         const std::string text = doc_.write();
@@ -90,12 +91,6 @@ public:
         eol_ = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
     }
 
-    Json info() const override {
-        Json j = map_info(map_);
-        j["line_ending"] = eol_ == "\r\n" ? "crlf" : "lf";
-        j["decompiled"] = !map_.has_versioninfo;
-        return j;
-    }
     Result<Bytes> write() const override {
         const ByteSpan b = source_.bytes();
         return Bytes(b.begin(), b.end());
@@ -120,12 +115,6 @@ class ConvertedVmf final : public VmfLike {
 public:
     ConvertedVmf(vmf::Map map, std::string eol) : map_(std::move(map)), eol_(std::move(eol)) {}
 
-    Json info() const override {
-        Json j = map_info(map_);
-        j["line_ending"] = eol_ == "\r\n" ? "crlf" : "lf";
-        j["decompiled"] = !map_.has_versioninfo;
-        return j;
-    }
     Result<Bytes> write() const override {
         const std::string text = vmf::write(map_, {eol_});
         const ByteSpan b = as_bytes(text);
