@@ -98,6 +98,30 @@ TEST(BspContainer, Left4Dead2PutsTheLumpVersionFirst) {
     EXPECT_EQ(write_ok(b), file);
 }
 
+// Empty lumps keep the offsets they were read with; once a lump grows, those offsets can look
+// like lumps inside the file under the standard field order, and the written file would read
+// back in the wrong order (fuzz_bsp). The writer then gives the empty lumps offset 0.
+TEST(BspContainer, Left4Dead2OrderSurvivesAGrownLump) {
+    std::vector<std::pair<int, RawLump>> lumps = {
+        {0, {0, static_cast<std::int32_t>(kHeader), 3, 0}},
+        {1, {1, static_cast<std::int32_t>(kHeader) + 4, 4, 0}}};
+    for (int i = 10; i < 15; ++i) {
+        lumps.push_back({i, {static_cast<std::int32_t>(kHeader) + 8, 100, 0, 0}});  // empty
+    }
+    const Bytes file =
+        make_file("VBSP", 21, Endian::little, lumps, bytes_of(std::string_view("{}\0\0wxyz", 8)));
+    Bsp b = read_ok(file);
+    ASSERT_EQ(b.header_layout(), HeaderLayout::l4d2);
+    EXPECT_EQ(write_ok(b), file);  // unchanged, it writes back byte for byte
+    const std::string planes(4000, 'p');
+    ASSERT_TRUE(b.set_lump(LumpId::planes, Blob::copy_of(planes)));
+    const Bytes grown = write_ok(b);
+    Bsp again = read_ok(grown);
+    EXPECT_EQ(again.header_layout(), HeaderLayout::l4d2);
+    EXPECT_EQ(again.lump(LumpId::planes).data().text(), planes);
+    EXPECT_EQ(again.lump(LumpId::entities).data().text(), std::string_view("{}\0", 3));
+}
+
 TEST(BspContainer, ContagionHasAnExtraWordAfterTheVersion) {
     ByteWriter w;
     w.text("VBSP");

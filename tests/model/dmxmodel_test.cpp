@@ -265,6 +265,30 @@ TEST(DmxModelRetarget, NegativeUpAxisIsWarnedWhereTheTargetCannotHoldIt) {
     }
 }
 
+// A dag whose shape cannot be read carries nothing in the model: it is a bone, decided on what
+// the model carries, so writing it (bare) and reading it again gives the same model
+// (fuzz_dmxmodel: kind 2 vs 1).
+TEST(DmxModelRetarget, DagWithAnUnreadableShapeIsABoneBothWays) {
+    dmx::Document doc = build(Target::source2());
+    Diagnostics w;
+    auto m = Model::open(doc, w);
+    ASSERT_TRUE(m.ok());
+    doc[m->meshes[0].bind.element].find("position$0")->name = doc.intern("unknown");
+    auto model = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(model.ok());
+    EXPECT_TRUE(model->meshes.empty());
+    const std::int32_t quad = model->find_node("Quad");
+    ASSERT_GE(quad, 0);
+    EXPECT_EQ(model->nodes[std::size_t(quad)].kind, model::NodeKind::joint);
+    for (const Target& t : {Target::source1(), Target::source2()}) {
+        auto out = convert::model_to_dmx(*model, t, w);
+        ASSERT_TRUE(out.ok());
+        auto back = convert::dmx_to_model(*dmx::read(*dmx::write(*out)), w);
+        ASSERT_TRUE(back.ok());
+        EXPECT_FALSE(model::compare(*model, *back).has_value()) << *model::compare(*model, *back);
+    }
+}
+
 TEST(DmxModelValidate, ReportsProblemsWithPaths) {
     dmx::Document doc = build(Target::source2());
     Diagnostics w;
