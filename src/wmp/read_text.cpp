@@ -133,6 +133,7 @@ Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, boo
     f.texture = tex;
     if (lx.peek().is("[")) {
         lx.next();
+        f.uvs.reserve(n);  // one pair per vertex, as writers give them
         while (!lx.peek().is("]")) {
             std::array<double, 2> uv{};
             LK_TRY_ASSIGN(uv[0], lx.number("texture coordinate"));
@@ -161,6 +162,7 @@ Result<void> read_plane_face(Lexer& lx, Face& f) {
     LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
     LK_TRY(read_surface(lx, f));
     while (!next_on_new_line(lx) && lx.peek().kind == Tok::word) {
+        if (f.a4_tail.empty()) f.a4_tail.reserve(3);
         f.a4_tail.emplace_back(lx.next().text);
     }
     return {};
@@ -182,6 +184,7 @@ Result<void> read_block_trailer(Lexer& lx, Block& b) {
 Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
     if (lx.peek().is("(")) {
         b.plane_syntax = true;
+        b.faces.reserve(8);  // most plane blocks are boxes or wedges
         while (lx.peek().is("(")) {
             Face& f = b.faces.emplace_back();
             WMP_TRY_UNDER("face[" + std::to_string(b.faces.size() - 1) + "]",

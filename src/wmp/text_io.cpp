@@ -47,21 +47,29 @@ std::string_view comment_text(std::string_view token) {
 
 Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout* layout)
     : text_(text), cfg_(cfg), layout_(layout), lines_(text) {
-    for (char c : cfg_.punct) breaks_[static_cast<unsigned char>(c)] = true;
-    for (char c : {' ', '\t', '\r', '\n'}) breaks_[static_cast<unsigned char>(c)] = true;
+    for (char c : cfg_.punct) class_[static_cast<unsigned char>(c)] |= kBreak;
+    for (char c : {' ', '\t', '\r', '\n'}) class_[static_cast<unsigned char>(c)] |= kSpace | kBreak;
+    if (cfg_.slash_comments) class_['/'] |= kComment;
+    if (cfg_.hash_comments) class_['#'] |= kComment;
+    if (layout_) {
+        // Tokens are at least one byte and mostly separated by one: a guess that saves the
+        // vectors most of their regrowth.
+        layout_->token_begin.reserve(text.size() / 4);
+        layout_->token_end.reserve(text.size() / 4);
+    }
 }
 
 void Lexer::scan() {
     std::size_t p = pos_;
     const std::size_t n = text_.size();
+    const char* s = text_.data();
+    auto cls = [&](std::size_t i) { return class_[static_cast<unsigned char>(s[i])]; };
     for (;;) {
-        while (p < n && is_space(text_[p])) ++p;
-        if (p >= n) break;
-        const bool slash =
-            cfg_.slash_comments && text_[p] == '/' && p + 1 < n && text_[p + 1] == '/';
-        const bool hash = cfg_.hash_comments && text_[p] == '#';
-        if (!slash && !hash) break;
-        while (p < n && text_[p] != '\n' && text_[p] != '\r') ++p;
+        while (p < n && (cls(p) & kSpace)) ++p;
+        if (p >= n || !(cls(p) & kComment)) break;
+        const bool slash = s[p] == '/';
+        if (slash && !(p + 1 < n && s[p + 1] == '/')) break;
+        while (p < n && s[p] != '\n' && s[p] != '\r') ++p;
     }
     peek_ = Token{};
     peek_.offset = static_cast<std::uint32_t>(p);
@@ -70,23 +78,23 @@ void Lexer::scan() {
         have_peek_ = true;
         return;
     }
-    const char c = text_[p];
+    const char c = s[p];
     std::size_t e = p + 1;
-    if (breaks_[static_cast<unsigned char>(c)]) {
+    if (cls(p) & kBreak) {
         peek_.kind = Tok::punct;
     } else if (cfg_.angle_strings && c == '<') {
-        while (e < n && text_[e] != '>' && text_[e] != '\n' && text_[e] != '\r') ++e;
-        if (e < n && text_[e] == '>') {
+        while (e < n && s[e] != '>' && s[e] != '\n' && s[e] != '\r') ++e;
+        if (e < n && s[e] == '>') {
             ++e;
             peek_.kind = Tok::angle;
         } else {
             // An unterminated `<`: a plain word up to the next space, so errors name it.
             e = p + 1;
-            while (e < n && !is_space(text_[e])) ++e;
+            while (e < n && !is_space(s[e])) ++e;
             peek_.kind = Tok::word;
         }
     } else {
-        while (e < n && !breaks_[static_cast<unsigned char>(text_[e])]) ++e;
+        while (e < n && !(cls(e) & kBreak)) ++e;
         peek_.kind = Tok::word;
     }
     peek_.text = text_.substr(p, e - p);
@@ -94,26 +102,45 @@ void Lexer::scan() {
     have_peek_ = true;
 }
 
-const Token& Lexer::peek() {
-    if (!have_peek_) scan();
-    return peek_;
-}
-
-void Lexer::record(const Token& t) {
-    if (!layout_) return;
-    layout_->token_begin.push_back(t.offset);
-    layout_->token_end.push_back(static_cast<std::uint32_t>(t.offset + t.text.size()));
-}
-
-Token Lexer::next() {
-    if (!have_peek_) scan();
-    Token t = peek_;
-    have_peek_ = false;
-    if (t.kind != Tok::end) {
-        pos_ = peek_end_;
-        record(t);
+bool Lexer::quick_decimal(double& out, bool integral) {
+    if (have_peek_) return false;
+    const std::size_t n = text_.size();
+    const char* s = text_.data();
+    std::size_t p = pos_;
+    while (p < n && (class_[static_cast<unsigned char>(s[p])] & kSpace)) ++p;
+    std::size_t i = p;
+    const bool neg = i < n && s[i] == '-';
+    i += neg;
+    const std::size_t digits_begin = i;
+    std::uint64_t m = 0;
+    while (i < n && static_cast<unsigned char>(s[i] - '0') < 10)
+        m = m * 10 + static_cast<unsigned>(s[i++] - '0');
+    std::size_t frac = 0;
+    bool dot = false;
+    if (!integral && i < n && s[i] == '.') {
+        dot = true;
+        const std::size_t fb = ++i;
+        while (i < n && static_cast<unsigned char>(s[i] - '0') < 10)
+            m = m * 10 + static_cast<unsigned>(s[i++] - '0');
+        frac = i - fb;
     }
-    return t;
+    const std::size_t digits = i - digits_begin - dot;
+    // Integral fields take at most 9 digits and no sign, so any value fits their type.
+    const std::size_t max_digits = integral ? 9 : 15;
+    if (digits == 0 || digits > max_digits || (integral && neg) ||
+        (i < n && !(class_[static_cast<unsigned char>(s[i])] & kBreak))) {
+        return false;
+    }
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+    out = neg ? -v : v;
+    pos_ = i;
+    if (layout_) {
+        layout_->token_begin.push_back(static_cast<std::uint32_t>(p));
+        layout_->token_end.push_back(static_cast<std::uint32_t>(i));
+    }
+    return true;
 }
 
 std::optional<Token> Lexer::comment_on_line() {
@@ -175,6 +202,17 @@ Diagnostic Lexer::error(const Token& t, std::string code, std::string message) c
 }
 
 Result<void> Lexer::expect(std::string_view s, std::string_view field) {
+    if (!have_peek_ && s.size() == 1 &&
+        (class_[static_cast<unsigned char>(s[0])] & (kBreak | kSpace)) == kBreak) {
+        // Punctuation is a token of its own: found right after blanks, it is the next token.
+        std::size_t p = pos_;
+        while (p < text_.size() && (class_[static_cast<unsigned char>(text_[p])] & kSpace)) ++p;
+        if (p < text_.size() && text_[p] == s[0]) {
+            pos_ = p + 1;
+            record(Token{Tok::punct, text_.substr(p, 1), static_cast<std::uint32_t>(p)});
+            return {};
+        }
+    }
     const Token& t = peek();
     if (!t.is(s)) {
         return error(t, "wmp.syntax",
@@ -185,6 +223,7 @@ Result<void> Lexer::expect(std::string_view s, std::string_view field) {
 }
 
 Result<double> Lexer::number(std::string_view field) {
+    if (double v; quick_decimal(v, false)) return v;
     const Token& t = peek();
     const auto v = t.kind == Tok::word ? parse_double(t.text) : std::nullopt;
     if (!v) return error(t, "wmp.bad-number", "expected a number for " + std::string(field));
@@ -201,6 +240,7 @@ Result<std::int64_t> Lexer::integer(std::string_view field) {
 }
 
 Result<std::uint32_t> Lexer::index(std::string_view field) {
+    if (double v; quick_decimal(v, true)) return static_cast<std::uint32_t>(v);
     const Token& t = peek();
     auto v = t.kind == Tok::word ? parse_uint(t.text) : std::nullopt;
     if (!v || *v > 0xFFFFFFFFu) {

@@ -40,9 +40,20 @@ public:
     Lexer(std::string_view text, LexConfig cfg, TextLayout* layout);
 
     // The next token without consuming it (comments are skipped as whitespace).
-    const Token& peek();
+    const Token& peek() {
+        if (!have_peek_) scan();
+        return peek_;
+    }
     // Consumes the next token and records it in the layout.
-    Token next();
+    Token next() {
+        if (!have_peek_) scan();
+        have_peek_ = false;
+        if (peek_.kind != Tok::end) {
+            pos_ = peek_end_;
+            record(peek_);
+        }
+        return peek_;
+    }
     // Consumes a comment that follows on the current line, if there is one.
     std::optional<Token> comment_on_line();
     // Consumes the next comment if nothing but whitespace comes before it.
@@ -73,7 +84,15 @@ public:
 
 private:
     void scan();
-    void record(const Token& t);
+    // Fast path for numeric fields: a plain decimal ("-33.625042", "128", at most 15 digits)
+    // starting the next token (after blanks, not a comment), parsed and consumed in one pass.
+    // False (nothing consumed) for anything else; the general path then decides.
+    bool quick_decimal(double& out, bool integral);
+    void record(const Token& t) {
+        if (!layout_) return;
+        layout_->token_begin.push_back(t.offset);
+        layout_->token_end.push_back(static_cast<std::uint32_t>(t.offset + t.text.size()));
+    }
 
     std::string_view text_;
     LexConfig cfg_;
@@ -83,8 +102,10 @@ private:
     bool have_peek_ = false;
     Token peek_;
     std::size_t peek_end_ = 0;
-    // Token-ending characters (whitespace and punctuation), one flag per byte value.
-    std::array<bool, 256> breaks_{};
+    // Per byte value: kSpace (blank or line break), kBreak (ends a word: spaces and
+    // punctuation), kComment (may start a comment).
+    static constexpr std::uint8_t kSpace = 1, kBreak = 2, kComment = 4;
+    std::array<std::uint8_t, 256> class_{};
 };
 
 // Number styles of WED's text writers.

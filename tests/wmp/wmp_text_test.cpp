@@ -1,6 +1,8 @@
 // WMP2 text, `$$M` and A3: the syntax as WED writes it, one small fixture per feature.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "levelkit/core/file.hpp"
 #include "levelkit/wmp/resolve.hpp"
 #include "levelkit/wmp/wmp.hpp"
@@ -489,6 +491,48 @@ TEST(WmpText, BadInputGivesLocatedErrors) {
     // The logical path names the record and field.
     auto bad = read_wmp2(Blob::copy_of(cases[1].text));
     EXPECT_EQ(bad.error().path, "block[0]/face[0]");
+}
+
+// Numbers take a one-pass fast path when they are plain decimals; every other spelling goes
+// through the general one. Both must give the same values, the same errors and the same bytes.
+TEST(WmpText, NumberSpellingsReadAlikeOnBothPaths) {
+    const std::string head =
+        "// WMP2\n// ACKWED V 5.0\n// Created 1.1.2002\n\nversion 510\n\n"
+        "blocks 1\nentities 0\nobjects 1\n\n";
+    const std::string good = head +
+                             "block 0 {\n\tvertices 3\n\tfaces 1\n"
+                             "\t1. -.5 007   1e3 -0 +5   123456789012345678 0.1234567890123456789 "
+                             "-2.50 // c\n"
+                             "\t3  0 1 0000000002 : t 0 0 0 1 1 : 0000 0 50 ndef\n"
+                             "\t{\n\t\t0000\n\t\tndef\n\t\t0\n\t}\n}\n";
+    auto lv = read_wmp2(Blob::copy_of(good));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    const auto& v = lv->blocks.at(0).vertices;
+    EXPECT_EQ(v[0], Vec3(1, -0.5, 7));
+    EXPECT_EQ(v[1].x, 1000);
+    EXPECT_TRUE(v[1].y == 0 && std::signbit(v[1].y));
+    EXPECT_EQ(v[1].z, 5);
+    EXPECT_EQ(v[2].x, 123456789012345678.0);
+    EXPECT_EQ(v[2].y, 0.1234567890123456789);
+    EXPECT_EQ(v[2].z, -2.5);
+    EXPECT_EQ(lv->blocks[0].faces.at(0).indices, (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_EQ(write_str(*lv), good) << "every spelling is written back as it was";
+
+    // A number running into a comment, a sign on an index, or an index past 32 bits.
+    const std::string faces = "\tvertices 3\n\tfaces 1\n\t0 0 0   1 0 0   0 1 0\n\t3  ";
+    const BadCase cases[] = {
+        {"comment glued to a number", head + "block 0 {\n\tvertices 3\n\tfaces 1\n\t0 0 5//c\n",
+         "wmp.bad-number", 14},
+        {"negative index", head + "block 0 {\n" + faces + "0 1 -0 : t\n", "wmp.bad-index", 15},
+        {"index past 32 bits", head + "block 0 {\n" + faces + "0 1 4294967296 : t\n",
+         "wmp.bad-index", 15},
+    };
+    for (const BadCase& c : cases) {
+        auto r = read_wmp2(Blob::copy_of(c.text));
+        ASSERT_FALSE(r.ok()) << c.name;
+        EXPECT_EQ(r.error().code, c.code) << c.name << ": " << r.error().to_string();
+        EXPECT_EQ(r.error().line, c.line) << c.name << ": " << r.error().to_string();
+    }
 }
 
 TEST(WmpText, ObjectCyclesAreRejected) {
