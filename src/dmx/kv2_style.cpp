@@ -161,7 +161,46 @@ bool append_special(float v, std::string& out) {
 // |v| rounded to `decimals` places exactly (the binary value, not a decimal approximation),
 // trailing zeros and a bare '.' trimmed; the sign of negative values (and -0) is kept.
 // `scaled` / 10^decimals as "int[.frac]" with the fraction's trailing zeros dropped.
+// The digits are built right to left in one buffer and appended once; with `decimals` a
+// constant (the writers use 4, 6 and 10) every division is a multiplication.
+template <int Decimals>
+void append_scaled_fixed(std::uint64_t scaled, std::string& out) {
+    constexpr std::uint64_t kScale = kPow10[Decimals];
+    char buf[48];
+    char* const end = buf + sizeof buf;
+    char* b = end;
+    std::uint64_t ip = scaled / kScale;
+    std::uint64_t frac = scaled % kScale;
+    if (frac != 0) {
+        int digits = Decimals;
+        while (frac % 10 == 0) {
+            frac /= 10;
+            --digits;
+        }
+        for (; digits > 0; --digits) {  // leading zeros included ("0.05")
+            *--b = static_cast<char>('0' + frac % 10);
+            frac /= 10;
+        }
+        *--b = '.';
+    }
+    do {
+        *--b = static_cast<char>('0' + ip % 10);
+        ip /= 10;
+    } while (ip != 0);
+    out.append(b, static_cast<std::size_t>(end - b));
+}
+
 void append_scaled(std::uint64_t scaled, int decimals, std::string& out) {
+    switch (decimals) {
+        case 4:
+            return append_scaled_fixed<4>(scaled, out);
+        case 6:
+            return append_scaled_fixed<6>(scaled, out);
+        case 10:
+            return append_scaled_fixed<10>(scaled, out);
+        default:
+            break;
+    }
     append_u64(scaled / kPow10[decimals], out);
     std::uint64_t frac = scaled % kPow10[decimals];
     if (frac == 0) return;
