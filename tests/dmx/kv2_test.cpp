@@ -159,6 +159,35 @@ TEST(DmxKv2, BinaryDocumentsGetValvesLayout) {
     EXPECT_EQ(text_of(text.value()), kValveMap);
 }
 
+// Floats a binary document hands to the text writer are spelled as Valve's tools do: ten
+// decimals, ties away from zero (2^-11 ends in a 5 at the eleventh), zeros trimmed, the
+// fraction's leading zeros kept.
+TEST(DmxKv2, FloatsFromBinaryAreSpelledAsValveDoes) {
+    constexpr std::string_view kFloats = R"(<!-- dmx encoding keyvalues2 4 format vmap 29 -->
+"CMapRootElement"
+{
+	"id" "elementid" "2929200b-cff6-4e61-8ff9-8857c60a79df"
+	"a" "float" "0.0004882813"
+	"b" "vector3" "0.0500000007 -3 100000.5"
+	"c" "float" "-123.4560012817"
+	"d" "vector2" "0.0000305176 7"
+}
+)";
+    auto doc = parse(kFloats);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    Document d = doc->clone();
+    ASSERT_TRUE(convert(d, {"binary", 9}).ok());
+    auto bin = write(d);
+    ASSERT_TRUE(bin.ok());
+    auto back = read(bin.value());
+    ASSERT_TRUE(back.ok());
+    Document t = back->clone();
+    ASSERT_TRUE(convert(t, {"keyvalues2", 4}).ok());
+    auto text = write(t);
+    ASSERT_TRUE(text.ok());
+    EXPECT_EQ(text_of(text.value()), kFloats);
+}
+
 TEST(DmxKv2, NoidsDuplicatesSharedElements) {
     auto doc = parse(kValveMap);
     ASSERT_TRUE(doc.ok());
