@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -140,8 +141,9 @@ inline EntityMatch match_entities(const scene::Scene& src, const scene::Scene& d
 // The parts of polygon `w` (on a side of brush `self` facing `normal`) that lie outside brush
 // `other` (its planes), appended to `out`. Parts lying on a plane of `other` count as inside
 // when that plane faces the other way (two blocks touching), and when it faces the same way
-// only if `other` comes later (of two coplanar faces one is kept), as a BSP compiler's CSG
-// does.
+// only if `other` comes later in the compile order (of two coplanar faces one is kept), as a
+// BSP compiler's CSG does. `self` and `other_index` are places in that order (see
+// compile_order).
 inline void outside_parts(const Winding& w, const Vec3& normal, std::size_t self,
                           const std::vector<Plane>& other, std::size_t other_index,
                           std::vector<Winding>& out) {
@@ -194,6 +196,21 @@ inline bool ray_hits(const std::vector<Plane>& planes, const Vec3& o, const Vec3
     return t0 <= t1;
 }
 
+// The place of each block in the map compiler's CSG order: water and sky blocks go first (in
+// file order), then all other blocks (in file order), as Quake's qbsp orders brushes before its
+// CSG (Brush_LoadEntity: "add all of the water textures at the start"; WMB1..6 keep Quake's BSP
+// lists). So where a water or sky face lies on a solid block's face, both facing the same way,
+// the solid face is kept and the water or sky face is not (canyon.wmb: its outer sky walls lose
+// the parts where rock blocks reach them, 0.7M of 3.2M square quants).
+inline std::vector<std::size_t> compile_order(const std::vector<int>& contents) {
+    std::vector<std::size_t> order(contents.size());
+    for (std::size_t i = 0; i < contents.size(); ++i) {
+        const bool first = contents[i] == 1 || contents[i] == 3;
+        order[i] = (first ? 0 : contents.size()) + i;
+    }
+    return order;
+}
+
 // Directions for ray tests: the 26 neighbours of a cube cell.
 inline std::vector<Vec3> ray_directions() {
     std::vector<Vec3> out;
@@ -207,11 +224,72 @@ inline std::vector<Vec3> ray_directions() {
     return out;
 }
 
+// A block face's plane as the A4/A5 map compiler often snaps it: written WED-style in world
+// coordinates, as the point where the plane crosses the axis of its normal's largest component
+// plus that point moved 500 quants along the plane's two WED tangents (each in the plane of that
+// axis and one other, going up along the other axis), with all three points rounded to whole
+// quants. Axial planes so move to whole-quant distances and slanted ones tilt by up to ~2 mrad.
+// The WMB1..4 plane lists hold exactly these planes for 80 block sides of tree1.wmb (every one
+// that is neither axial nor hidden: its trunk sides cross the x axis at 35 and 13 instead of
+// 35.3 and 12.7, which makes the thin trunk 2.6% smaller than the exact planes do), 86 of
+// canyon.wmb, 67 of FLYLEVEL.WMB, 28 of hh_demo.wmb, 24 of teleport.wmb, 23 of lift1.wmb; but
+// testwall.wmb (150), walltest.wmb (33) and forest1.wmb (60) hold the exact planes, dream.wmb
+// mixes both (2 snapped, 10 exact), and a rotated block (canyon.wmb's block 28) gets neither.
+inline Plane compiler_snapped_plane(const Plane& pl) {
+    const Vec3& n = pl.normal;
+    int a = 0;
+    for (int i = 1; i < 3; ++i) {
+        if (std::abs(n[i]) > std::abs(n[a])) a = i;
+    }
+    if (std::abs(n[a]) < 1e-9) return pl;
+    Vec3 p0;
+    p0[a] = pl.dist / n[a];
+    auto snap = [](const Vec3& v) {
+        return Vec3(std::round(v.x), std::round(v.y), std::round(v.z));
+    };
+    std::array<Vec3, 2> t;
+    for (int k = 0, b = 0; b < 3; ++b) {
+        if (b == a) continue;
+        Vec3 dir;  // in the plane and in the plane of axes a and b, going up along b
+        dir[b] = 1;
+        dir[a] = -n[b] / n[a];
+        t[k++] = snap(p0 + normalize(dir) * 500.0);
+    }
+    const Vec3 q0 = snap(p0);
+    Vec3 m = normalize(cross(t[0] - q0, t[1] - q0));
+    if (!(length(m) > 0.5)) return pl;
+    if (dot(m, n) < 0) m = -m;
+    return {m, dot(m, q0)};
+}
+
+// True if `planes` holds `p` (either way round) as a WMB stores it (floats).
+inline bool holds_plane(const std::vector<Plane>& planes, const Plane& p) {
+    return std::any_of(planes.begin(), planes.end(), [&](const Plane& q) {
+        const double s = dot(q.normal, p.normal) < 0 ? -1 : 1;
+        return length(cross(q.normal, p.normal)) < 3e-5 &&
+               std::abs(q.dist * s - p.dist) < 0.02 + std::abs(p.dist) * 1e-6;
+    });
+}
+
+// The plane a block side was compiled with: its snapped plane (compiler_snapped_plane) where the
+// compiled level's plane list (`compiled`, WMB1..4) holds that and not the exact plane. Whether
+// the compiler snapped a plane is not in the WMP (it differs between builds and within one
+// level), so the WMB's own plane list tells.
+inline Plane compiled_plane(const Plane& exact, const std::vector<Plane>* compiled) {
+    if (!compiled) return exact;
+    const Plane snapped = compiler_snapped_plane(exact);
+    if (same_plane(snapped, exact, 1e-9, 1e-6)) return exact;
+    return holds_plane(*compiled, snapped) && !holds_plane(*compiled, exact) ? snapped : exact;
+}
+
 // Area of every world face per material name. Brush sides count only where no other brush
 // covers them (see outside_parts), so hidden faces are left out as the map compiler leaves
 // them out; mesh faces count whole.
-inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bool csg,
-                                                       bool* sealed_out = nullptr) {
+// With `compiled` (the WMB's plane list), block planes are first replaced as compiled_plane
+// does.
+inline std::map<std::string, double> areas_by_material(
+    const scene::Scene& s, bool csg, bool* sealed_out = nullptr,
+    const std::vector<Plane>* compiled = nullptr) {
     std::map<std::string, double> out;
     struct Solid {
         std::vector<Plane> planes;
@@ -248,14 +326,14 @@ inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bo
         std::vector<std::optional<Plane>> planes;
         Vec3 c;
         for (const auto& sd : b.sides) {
-            planes.push_back(sd.plane);
+            planes.push_back(compiled_plane(sd.plane, compiled));
             if (sd.points) c += ((*sd.points)[0] + (*sd.points)[1] + (*sd.points)[2]) / 3.0;
         }
         if (!b.sides.empty()) c = c / double(b.sides.size());
         build_brush_polygons(planes, c, polys);
         Solid so;
         for (std::size_t i = 0; i < b.sides.size(); ++i) {
-            so.planes.push_back(b.sides[i].plane);
+            so.planes.push_back(*planes[i]);
             Winding w;
             if (i < polys.face_count()) w.assign(polys.face(i).begin(), polys.face(i).end());
             for (const Vec3& p : w) so.box.add(p);
@@ -294,6 +372,15 @@ inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bo
     }
     if (probes == 0) sealed = false;
     if (sealed_out) *sealed_out = sealed;
+    const std::vector<std::size_t> order = compile_order(contents);
+    // A fragment of a sealed level looks into the void when its side of the face is connected
+    // to the outside: the compiler floods the void from outside and drops every face facing
+    // it. Rays along the 26 directions from just in front of the fragment stand in for that
+    // flood; one escaping ray means the point is outside (a ray along the normal alone misses
+    // outside faces whose normal points at another, separate part of the level: dream.wmb).
+    auto in_void = [&](const Vec3& o) {
+        return std::any_of(dirs.begin(), dirs.end(), [&](const Vec3& d) { return escapes(o, d); });
+    };
     std::vector<Winding> parts, next;
     for (std::size_t i = 0; i < solids.size(); ++i) {
         const scene::Brush& b = s.world.brushes[i];
@@ -314,14 +401,14 @@ inline std::map<std::string, double> areas_by_material(const scene::Scene& s, bo
                 if (contents[j] != 0 && !(contents[j] != 2 && contents[j] == contents[i])) continue;
                 next.clear();
                 for (const Winding& w : parts) {
-                    outside_parts(w, solids[i].planes[k].normal, i, solids[j].planes, j, next);
+                    outside_parts(w, solids[i].planes[k].normal, order[i], solids[j].planes,
+                                  order[j], next);
                 }
                 parts.swap(next);
             }
             for (const Winding& w : parts) {
                 if (sealed && contents[i] != 3 &&
-                    escapes(winding_center(w) + solids[i].planes[k].normal * 0.05,
-                            solids[i].planes[k].normal)) {
+                    in_void(winding_center(w) + solids[i].planes[k].normal * 0.05)) {
                     continue;
                 }
                 out[to_lower(b.sides[k].material)] += winding_area(w);
@@ -364,10 +451,11 @@ struct AreaMatch {
     std::vector<std::string> off;
 };
 
-inline AreaMatch match_areas(const scene::Scene& wmp, const scene::Scene& wmb, double tol,
-                             bool csg) {
+inline AreaMatch match_areas(const scene::Scene& wmp, const scene::Scene& wmb, double tol, bool csg,
+                             const std::vector<Plane>* compiled_planes = nullptr) {
     AreaMatch m;
-    const auto a = areas_by_material(wmp, csg, &m.sealed), b = areas_by_material(wmb, false);
+    const auto a = areas_by_material(wmp, csg, &m.sealed, compiled_planes),
+               b = areas_by_material(wmb, false);
     std::map<std::string, std::pair<double, double>> all;
     for (const auto& [k, v] : a) all[k].first = v;
     for (const auto& [k, v] : b) all[k].second = v;
