@@ -82,10 +82,23 @@ enum class ProgressStyle : std::uint8_t { none, bar, json };
 // Runs fn(i) for i in [0, n) on up to `jobs` threads (0 = all cores) and calls done(i) in index
 // order on the calling thread as results become available. Stops starting new items when the
 // run is cancelled (done() is then not called for items never started).
+// With `weight` (e.g. the input's size), the heaviest items start first so that no large item
+// is left running alone at the end.
 void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
                       const std::function<void(std::size_t)>& fn,
                       const std::function<void(std::size_t)>& done, ProgressStyle style,
-                      const std::function<std::string(std::size_t)>& name = {});
+                      const std::function<std::string(std::size_t)>& name = {},
+                      const std::function<std::uint64_t(std::size_t)>& weight = {});
+// The order parallel_ordered starts items in: by descending weight (ties in the given order),
+// or as given without one.
+std::vector<std::size_t> start_order(std::size_t n,
+                                     const std::function<std::uint64_t(std::size_t)>& weight);
+// The number of items parallel_ordered runs at once for `jobs` (0 = one per core).
+unsigned parallel_jobs(unsigned jobs, std::size_t n);
+// Threads each of those items' reader may use: all cores when items run one at a time, else 1.
+unsigned reader_threads(unsigned jobs, std::size_t n);
+// An input's size for parallel_ordered's weight (0 if it cannot be read).
+std::uint64_t input_size(const std::string& path);
 
 // The arguments every many-files command takes: FILE... [--json] [-j N] [--quiet].
 struct FileArgs {

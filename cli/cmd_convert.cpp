@@ -141,6 +141,7 @@ void run_convert(Context& ctx, ConvertArgs& a) {
                                 : ctx.io().err_is_terminal ? ProgressStyle::bar
                                                            : ProgressStyle::none;
     std::vector<ConvertJobOutcome> res(jobs.size());
+    const unsigned threads = reader_threads(a.jobs, jobs.size());
     parallel_ordered(
         ctx, jobs.size(), a.jobs,
         [&](std::size_t i) {
@@ -149,6 +150,7 @@ void run_convert(Context& ctx, ConvertArgs& a) {
             job.output = jobs[i].out;
             job.options = a.options;
             job.in_place = a.in_place;
+            job.threads = threads;
             // One job shows its own stages; many show the bar of finished files.
             JobProgress jp(ctx, jobs.size() == 1 ? style : ProgressStyle::none,
                            jobs[i].in.string());
@@ -180,7 +182,8 @@ void run_convert(Context& ctx, ConvertArgs& a) {
             ctx.fail(rc);
             r = ConvertJobOutcome{};
         },
-        style, [&](std::size_t i) { return jobs[i].in.string(); });
+        style, [&](std::size_t i) { return jobs[i].in.string(); },
+        [&](std::size_t i) { return input_size(jobs[i].in.string()); });
 }
 
 CLI::App* add_convert_like(CLI::App& app, Context& ctx, const std::string& name,

@@ -10,11 +10,12 @@ void add_info_command(CLI::App& app, Context& ctx) {
         [&ctx](const FileArgs& a) {
             const std::size_t n = a.files.size();
             std::vector<std::optional<Result<Json>>> results(n);
+            const unsigned threads = reader_threads(a.jobs, n);
             parallel_ordered(
                 ctx, n, a.jobs,
                 [&](std::size_t i) {
                     // A summary needs the typed form only (a VMF then skips its text tree).
-                    auto doc = read_document(a.files[i], /*lossless=*/false);
+                    auto doc = read_document(a.files[i], /*lossless=*/false, threads);
                     if (!doc) {
                         results[i].emplace(std::move(doc).error());
                         return;
@@ -54,7 +55,8 @@ void add_info_command(CLI::App& app, Context& ctx) {
                     }
                     results[i].reset();
                 },
-                a.progress(ctx), [&](std::size_t i) { return a.files[i]; });
+                a.progress(ctx), [&](std::size_t i) { return a.files[i]; },
+                [&](std::size_t i) { return input_size(a.files[i]); });
         });
 }
 

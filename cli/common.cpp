@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
+#include <numeric>
 #include <thread>
 
 #include "cli.hpp"
@@ -112,12 +114,40 @@ private:
 
 }  // namespace
 
+std::vector<std::size_t> start_order(std::size_t n,
+                                     const std::function<std::uint64_t(std::size_t)>& weight) {
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (weight) {
+        std::vector<std::uint64_t> w(n);
+        for (std::size_t i = 0; i < n; ++i) w[i] = weight(i);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return w[a] > w[b]; });
+    }
+    return order;
+}
+
+unsigned parallel_jobs(unsigned jobs, std::size_t n) {
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<unsigned>(std::min<std::size_t>(jobs, n));
+}
+
+unsigned reader_threads(unsigned jobs, std::size_t n) {
+    return parallel_jobs(jobs, n) > 1 ? 1 : 0;
+}
+
+std::uint64_t input_size(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    return ec ? 0 : static_cast<std::uint64_t>(size);
+}
+
 void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
                       const std::function<void(std::size_t)>& fn,
                       const std::function<void(std::size_t)>& done, ProgressStyle style,
-                      const std::function<std::string(std::size_t)>& name) {
-    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
+                      const std::function<std::string(std::size_t)>& name,
+                      const std::function<std::uint64_t(std::size_t)>& weight) {
+    jobs = parallel_jobs(jobs, n);
     ProgressView bar(ctx, n, style);
     auto name_of = [&](std::size_t i) { return name ? name(i) : std::string(); };
     if (jobs <= 1) {
@@ -129,6 +159,7 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
         bar.finish();
         return;
     }
+    const std::vector<std::size_t> order = start_order(n, weight);
     // 0 = not started, 1 = running, 2 = finished, 3 = never started (cancelled).
     std::vector<char> state(n, 0);
     std::mutex m;
@@ -143,7 +174,7 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
                 {
                     std::lock_guard lock(m);
                     if (next >= n) return;
-                    i = next++;
+                    i = order[next++];
                     if (ctx.cancelled()) {
                         state[i] = 3;
                         cv.notify_all();

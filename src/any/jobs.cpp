@@ -49,7 +49,7 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
     }
     progress("read", 0);
     // The input is converted, never written back: its typed form is enough.
-    auto doc = read_document(job.input, /*lossless=*/false);
+    auto doc = read_document(job.input, /*lossless=*/false, job.threads);
     if (!doc) return fail(std::move(r), std::move(doc).error(), in_name);
     r.diags.add_all(doc.value()->read_diagnostics());
     const FormatHandler* in_fmt = find_format(doc.value()->format());

@@ -97,13 +97,15 @@ Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& op
     return doc;
 }
 
-Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path, bool lossless) {
+Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path, bool lossless,
+                                                unsigned threads) {
     auto blob = Blob::map_file(path);
     if (!blob) return std::move(blob).error();
     ReadOptions opt;
     opt.source_name = path.string();
     opt.base_dir = path.parent_path();
     opt.lossless = lossless;
+    opt.threads = threads;
     return read_document(std::move(blob).value(), opt);
 }
 

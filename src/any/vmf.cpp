@@ -157,7 +157,9 @@ int sniff_vmf(ByteSpan data, std::string_view filename) {
 Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions& opt) {
     Diagnostics warnings;
     if (!opt.lossless) {
-        auto map = vmf::read_map(data, warnings);
+        vmf::ReadOptions ro;
+        ro.threads = opt.threads;
+        auto map = vmf::read_map(data, warnings, ro);
         if (!map) return std::move(map).error();
         auto out = std::make_unique<StreamedVmf>(std::move(data), std::move(map).value());
         out->read_diagnostics().add_all(warnings);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 
 #include "cli.hpp"
 #include "support/corpus.hpp"
@@ -267,4 +268,32 @@ TEST(Cli, AClipOnlyModelIsWrittenAsTheOutputAndReportedSo) {
     ASSERT_TRUE(j.contains("report")) << r.out;
     ASSERT_TRUE(j["report"].contains("smd")) << r.out;
     EXPECT_EQ(j["report"]["smd"]["files"], lk::Json::array({"clip.smd"})) << r.out;
+}
+
+// Many files on several jobs: the heaviest start first (no large file is left running alone
+// at the end), results are still handed on in the order given, and each job's reader then keeps
+// to one thread.
+TEST(Cli, ParallelItemsStartHeaviestFirstAndFinishInOrder) {
+    const std::vector<std::uint64_t> weight = {1, 5, 3, 9, 2, 7, 9};
+    const auto w = [&](std::size_t i) { return weight[i]; };
+    EXPECT_EQ(lk::cli::start_order(weight.size(), w),
+              (std::vector<std::size_t>{3, 6, 5, 1, 2, 4, 0}));
+    EXPECT_EQ(lk::cli::start_order(3, {}), (std::vector<std::size_t>{0, 1, 2}));
+
+    lk::cli::Io io;
+    lk::cli::Context ctx(io);
+    std::mutex m;
+    std::vector<std::size_t> started, done;
+    lk::cli::parallel_ordered(
+        ctx, weight.size(), 2,
+        [&](std::size_t i) {
+            std::lock_guard lock(m);
+            started.push_back(i);
+        },
+        [&](std::size_t i) { done.push_back(i); }, lk::cli::ProgressStyle::none, {}, w);
+    EXPECT_EQ(started.size(), weight.size());
+    EXPECT_EQ(done, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(lk::cli::reader_threads(2, 7), 1u);
+    EXPECT_EQ(lk::cli::reader_threads(2, 1), 0u);
+    EXPECT_EQ(lk::cli::reader_threads(1, 7), 0u);
 }

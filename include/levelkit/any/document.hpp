@@ -40,6 +40,9 @@ struct ReadOptions {
     // lossless form beside its typed one may then build the typed one alone (VMF: the
     // streaming reader on every core, no text tree). write() still gives the input's bytes.
     bool lossless = true;
+    // Threads a reader may use for one large input (0 = one per core, 1 = the calling thread
+    // only; VMF). Callers that already run one reader per core pass 1.
+    unsigned threads = 0;
 };
 
 // A read document of any format.
@@ -150,7 +153,7 @@ const FormatHandler* format_for_extension(const std::filesystem::path& path);
 
 // Maps and reads a file, detecting its format. Diagnostics carry the path.
 Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path,
-                                                bool lossless = true);
+                                                bool lossless = true, unsigned threads = 0);
 Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& opt);
 
 // --- the conversion graph ---------------------------------------------------------------

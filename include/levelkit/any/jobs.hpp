@@ -26,6 +26,7 @@ struct ConvertJob {
     // The output format; null: from the output's extension.
     const FormatHandler* output_format = nullptr;
     bool in_place = false;  // allow the output to replace the input
+    unsigned threads = 0;   // threads the reader may use (ReadOptions::threads)
 };
 
 struct ConvertJobOutcome {
