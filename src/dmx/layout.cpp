@@ -143,35 +143,66 @@ std::vector<ElementRef> binary_element_order(const Document& doc) {
 namespace {
 
 // Strings in Valve's GatherSymbols order; `phantoms` adds the names of attributes Valve holds
-// but does not save ("name", "$prefix_attribute$").
+// but does not save ("name", "$prefix_attribute$"). `add(text, symbol)` gets each string with
+// its symbol id (kNotASymbol for string values), so that repeats of a symbol can be told
+// without hashing its text.
+constexpr std::uint32_t kNotASymbol = UINT32_MAX;
+
 template <class F>
 void gather(const Document& doc, const std::vector<ElementRef>& order, int version, bool phantoms,
             F&& add) {
     const bool names = version >= 4;
     const bool dup_prefix = in_binary_index(doc, doc.prefix);
+    auto symbol_id = [&](std::string_view s) {
+        const auto sym = doc.symbols().find(s);
+        return sym ? sym->id() : kNotASymbol;
+    };
+    const std::uint32_t name_id = phantoms ? symbol_id("name") : kNotASymbol;
+    const std::uint32_t prefix_id = phantoms ? symbol_id(kPrefixAttribute) : kNotASymbol;
     for (ElementRef r : order) {
         const Element& e = doc[r];
-        add(e.type.str());
-        if (names && !e.null_name) add(std::string_view(e.name));
-        if (phantoms && dup_prefix && r == doc.root) add(kPrefixAttribute);
+        add(e.type.str(), e.type.id());
+        if (names && !e.null_name) add(std::string_view(e.name), kNotASymbol);
+        if (phantoms && dup_prefix && r == doc.root) add(kPrefixAttribute, prefix_id);
         for (auto it = e.attributes.rbegin(); it != e.attributes.rend(); ++it) {
-            add(it->name.str());
+            add(it->name.str(), it->name.id());
             if (names && !it->null_string) {
-                if (auto* s = it->value.get_if<std::string>()) add(std::string_view(*s));
+                if (auto* s = it->value.get_if<std::string>()) {
+                    add(std::string_view(*s), kNotASymbol);
+                }
             }
         }
-        if (phantoms) add("name");
+        if (phantoms) add("name", name_id);
     }
 }
+
+// First sightings of gathered strings: symbols are checked by id, other strings by text.
+class FirstSeen {
+public:
+    explicit FirstSeen(const Document& doc) : symbol_seen_(doc.symbols().size(), 0) {}
+    // Strings already counted as seen (a stored table's).
+    void insert(std::string_view s) { seen_.insert(s); }
+    bool operator()(std::string_view s, std::uint32_t symbol) {
+        if (symbol != kNotASymbol && symbol < symbol_seen_.size()) {
+            if (symbol_seen_[symbol]) return false;
+            symbol_seen_[symbol] = 1;
+        }
+        return seen_.insert(s).second;
+    }
+
+private:
+    std::vector<char> symbol_seen_;
+    std::unordered_set<std::string_view> seen_;
+};
 
 }  // namespace
 
 std::vector<std::string_view> valve_gather(const Document& doc,
                                            const std::vector<ElementRef>& order, int version) {
     std::vector<std::string_view> out;
-    std::unordered_set<std::string_view> seen;
-    gather(doc, order, version, true, [&](std::string_view s) {
-        if (seen.insert(s).second) out.push_back(s);
+    FirstSeen first(doc);
+    gather(doc, order, version, true, [&](std::string_view s, std::uint32_t sym) {
+        if (first(s, sym)) out.push_back(s);
     });
     return out;
 }
@@ -200,9 +231,9 @@ std::vector<std::string> merge_inserts(
 std::vector<std::string_view> needed_strings(const Document& doc,
                                              const std::vector<ElementRef>& order, int version) {
     std::vector<std::string_view> out;
-    std::unordered_set<std::string_view> seen;
-    gather(doc, order, version, false, [&](std::string_view s) {
-        if (seen.insert(s).second) out.push_back(s);
+    FirstSeen first(doc);
+    gather(doc, order, version, false, [&](std::string_view s, std::uint32_t sym) {
+        if (first(s, sym)) out.push_back(s);
     });
     return out;
 }
@@ -211,21 +242,21 @@ std::vector<std::string> binary_string_table(const Document& doc,
                                              const std::vector<ElementRef>& order, int version) {
     const BinaryLayout& L = doc.binary;
     std::vector<std::string> out;
-    std::unordered_set<std::string_view> seen;
+    FirstSeen first(doc);
     switch (L.string_order) {
         case BinaryLayout::StringOrder::stored: {
             out = L.string_table;
-            for (const std::string& s : out) seen.insert(s);
+            for (const std::string& s : out) first.insert(s);
             std::vector<std::string> missing;
-            gather(doc, order, version, false, [&](std::string_view s) {
-                if (seen.insert(s).second) missing.emplace_back(s);
+            gather(doc, order, version, false, [&](std::string_view s, std::uint32_t sym) {
+                if (first(s, sym)) missing.emplace_back(s);
             });
             out.insert(out.end(), missing.begin(), missing.end());
             break;
         }
         case BinaryLayout::StringOrder::sorted: {
-            gather(doc, order, version, false, [&](std::string_view s) {
-                if (seen.insert(s).second) out.emplace_back(s);
+            gather(doc, order, version, false, [&](std::string_view s, std::uint32_t sym) {
+                if (first(s, sym)) out.emplace_back(s);
             });
             std::sort(out.begin(), out.end());
             break;
