@@ -456,6 +456,18 @@ struct BadCase {
     std::uint32_t line;
 };
 
+// Each case fails to read with its error code at its line (and a column).
+template <std::size_t N>
+void expect_located_errors(const BadCase (&cases)[N]) {
+    for (const BadCase& c : cases) {
+        auto lv = read_wmp2(Blob::copy_of(c.text));
+        ASSERT_FALSE(lv.ok()) << c.name;
+        EXPECT_EQ(lv.error().code, c.code) << c.name << ": " << lv.error().to_string();
+        EXPECT_EQ(lv.error().line, c.line) << c.name << ": " << lv.error().to_string();
+        EXPECT_GT(lv.error().column, 0u) << c.name;
+    }
+}
+
 TEST(WmpText, BadInputGivesLocatedErrors) {
     const std::string head =
         "// WMP2\n// ACKWED V 5.0\n// Created 1.1.2002\n\nversion 510\n\n"
@@ -481,13 +493,7 @@ TEST(WmpText, BadInputGivesLocatedErrors) {
                 "\t3  0 1 2 : t 0 0 0 1 1 : 0201 0 50 ndef\n",
          "wmp.bad-flags", 15},
     };
-    for (const BadCase& c : cases) {
-        auto lv = read_wmp2(Blob::copy_of(c.text));
-        ASSERT_FALSE(lv.ok()) << c.name;
-        EXPECT_EQ(lv.error().code, c.code) << c.name << ": " << lv.error().to_string();
-        EXPECT_EQ(lv.error().line, c.line) << c.name << ": " << lv.error().to_string();
-        EXPECT_GT(lv.error().column, 0u) << c.name;
-    }
+    expect_located_errors(cases);
     // The logical path names the record and field.
     auto bad = read_wmp2(Blob::copy_of(cases[1].text));
     EXPECT_EQ(bad.error().path, "block[0]/face[0]");
@@ -527,12 +533,7 @@ TEST(WmpText, NumberSpellingsReadAlikeOnBothPaths) {
         {"index past 32 bits", head + "block 0 {\n" + faces + "0 1 4294967296 : t\n",
          "wmp.bad-index", 15},
     };
-    for (const BadCase& c : cases) {
-        auto r = read_wmp2(Blob::copy_of(c.text));
-        ASSERT_FALSE(r.ok()) << c.name;
-        EXPECT_EQ(r.error().code, c.code) << c.name << ": " << r.error().to_string();
-        EXPECT_EQ(r.error().line, c.line) << c.name << ": " << r.error().to_string();
-    }
+    expect_located_errors(cases);
 }
 
 TEST(WmpText, ObjectCyclesAreRejected) {
