@@ -64,9 +64,11 @@ bool fits(const M& m) {
     if constexpr (std::is_floating_point_v<D>) {
         return true;
     } else if constexpr (std::is_floating_point_v<M>) {
-        return std::isfinite(m) && std::trunc(m) == m &&
-               m >= static_cast<M>(std::numeric_limits<D>::min()) &&
-               m <= static_cast<M>(std::numeric_limits<D>::max());
+        // Bounds -2^digits (signed) and 2^digits exclusive are exact in M; max() is not for
+        // 32/64-bit D in float (it rounds up to 2^digits, which D cannot hold).
+        const M hi = std::ldexp(M(1), std::numeric_limits<D>::digits);
+        const M lo = std::is_signed_v<D> ? -hi : M(0);
+        return std::isfinite(m) && std::trunc(m) == m && m >= lo && m < hi;
     } else {
         return std::in_range<D>(m);
     }
@@ -78,8 +80,13 @@ public:
 
     template <class D, class M>
     void num(const M& m) {
-        if (!fits<D>(m)) ok_ = false;
-        store<D>(p_, static_cast<D>(m), e_);
+        // Cast only what fits: a floating value out of D's range is undefined behaviour to cast.
+        if (fits<D>(m)) {
+            store<D>(p_, static_cast<D>(m), e_);
+        } else {
+            ok_ = false;
+            store<D>(p_, D{}, e_);
+        }
         p_ += sizeof(D);
     }
     template <class D, class M, std::size_t N>

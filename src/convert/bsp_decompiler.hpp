@@ -2,6 +2,7 @@
 // and bsp_brushes.cpp (brush geometry, texturing, displacements, faces mode).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -9,6 +10,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "levelkit/bsp/entities.hpp"
@@ -20,6 +22,29 @@
 #include "levelkit/core/geometry.hpp"
 
 namespace lk::convert::detail {
+
+// An output of the entity lump as a scene output. A times-to-fire no int holds (it was
+// clamped) keeps the value's text as the output's `unparsed`, with a warning at `path`.
+inline scene::Output scene_output(const bsp::EntityOutput& o, std::string_view value,
+                                  const std::string& path, Diagnostics& diags) {
+    scene::Output out;
+    out.output = std::string(o.output);
+    if (!std::in_range<int>(o.times)) {
+        out.unparsed = std::string(value);
+        diags.add(Diagnostic::warning("convert.out-of-range",
+                                      path + ": times to fire " + std::to_string(o.times) +
+                                          " is out of the integer range: the output is kept "
+                                          "as its text")
+                      .with_path(path));
+        return out;
+    }
+    out.target = std::string(o.target);
+    out.input = std::string(o.input);
+    out.param = std::string(o.parameter);
+    out.delay = o.delay;
+    out.times = std::max(-1, static_cast<int>(o.times));
+    return out;
+}
 
 namespace contents = bsp::contents;
 namespace surf = bsp::surf;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bsp_decompiler.hpp"
 #include "levelkit/bsp/entities.hpp"
 #include "levelkit/bsp/lumps.hpp"
 #include "levelkit/bsp/props.hpp"
@@ -392,19 +393,16 @@ void FaceBuilder::entities(scene::Scene& s) {
     if (!lump) return;
     if (lump->separator() != bsp::OutputSeparator::none)
         s.output_separator = lump->separator() == bsp::OutputSeparator::esc ? '\x1b' : ',';
+    std::size_t entity_index = 0;
     for (const kv::Node& node : lump->entities()) {
+        ++entity_index;
         scene::Entity e;
         for (const kv::Node& kv : node) {
             if (!kv.is_value()) continue;
             if (auto o = bsp::EntityLump::parse_output(kv.key(), kv.value())) {
-                scene::Output out;
-                out.output = std::string(o->output);
-                out.target = std::string(o->target);
-                out.input = std::string(o->input);
-                out.param = std::string(o->parameter);
-                out.delay = o->delay;
-                out.times = static_cast<int>(std::clamp<std::int64_t>(o->times, -1, INT32_MAX));
-                e.outputs.push_back(std::move(out));
+                e.outputs.push_back(detail::scene_output(
+                    *o, kv.value(),
+                    fmt::format("lump[0]/entity[{}]/{}", entity_index - 1, kv.key()), diags_));
                 continue;
             }
             e.keys.push_back({std::string(kv.key()), std::string(kv.value())});

@@ -214,7 +214,9 @@ void Decompiler::entities(scene::Scene& s) {
         }
     }
 
+    std::size_t entity_index = 0;
     for (const kv::Node& node : ents) {
+        const std::size_t entity_index_here = entity_index++;
         scene::Entity e;
         const std::string_view cls = node.get("classname");
         const bool has_hammerid = !node.get("hammerid").empty();
@@ -262,14 +264,8 @@ void Decompiler::entities(scene::Scene& s) {
                 }
             }
             if (auto o = bsp::EntityLump::parse_output(k, v)) {
-                scene::Output out;
-                out.output = std::string(o->output);
-                out.target = std::string(o->target);
-                out.input = std::string(o->input);
-                out.param = std::string(o->parameter);
-                out.delay = o->delay;
-                out.times = static_cast<int>(std::clamp<std::int64_t>(o->times, -1, INT32_MAX));
-                e.outputs.push_back(std::move(out));
+                e.outputs.push_back(scene_output(
+                    *o, v, fmt::format("lump[0]/entity[{}]/{}", entity_index_here, k), diags_));
                 ++report_.recovered.outputs;
                 continue;
             }

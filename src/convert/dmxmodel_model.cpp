@@ -758,7 +758,21 @@ Result<dmx::Document> model_to_dmx(const model::Model& m, const dmxmodel::Target
             dmx::Value val;
             const std::size_t n = e.components ? e.values.size() / e.components : 0;
             using K = model::ExtraField::Kind;
-            if (e.kind == K::integer) {
+            // An integer field whose values no int32 holds once rounded (NaN, 3e9) keeps its
+            // values as floats: rounding them into int32 wrapped.
+            const bool ints =
+                e.kind == K::integer && std::all_of(e.values.begin(), e.values.end(), [](float f) {
+                    const double r = std::round(f);
+                    return r >= INT32_MIN && r <= INT32_MAX;
+                });
+            if (e.kind == K::integer && !ints) {
+                w.add(Diagnostic::warning("convert.out-of-range",
+                                          fmt::format("integer field '{}' holds values out of "
+                                                      "the int32 range: written as floats",
+                                                      e.name))
+                          .with_path(fmt::format("meshes[{}] '{}'", mi, mesh.name)));
+            }
+            if (ints) {
                 std::vector<std::int32_t> x(e.values.size());
                 for (std::size_t i = 0; i < x.size(); ++i) {
                     x[i] = static_cast<std::int32_t>(std::lround(e.values[i]));

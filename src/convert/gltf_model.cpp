@@ -7,8 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "gltf_axes.hpp"
 #include "levelkit/convert/model_gltf.hpp"
@@ -43,6 +46,28 @@ T get_or(const Json& j, const char* key, T fallback) {
     } catch (const Json::exception&) {
         return fallback;
     }
+}
+
+// A JSON number as T when T holds it exactly: an integer in T's range, or a float with an
+// integral value in range. json::get<T>() would wrap integers and cast floats out of range
+// (undefined behaviour).
+template <class T>
+std::optional<T> json_integer(const Json& v) {
+    if (v.is_number_unsigned()) {
+        const auto u = v.get<std::uint64_t>();
+        return std::in_range<T>(u) ? std::optional<T>(static_cast<T>(u)) : std::nullopt;
+    }
+    if (v.is_number_integer()) {
+        const auto i = v.get<std::int64_t>();
+        return std::in_range<T>(i) ? std::optional<T>(static_cast<T>(i)) : std::nullopt;
+    }
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
+        const double lo = std::is_signed_v<T> ? -hi : 0.0;
+        if (d >= lo && d < hi && d == std::trunc(d)) return static_cast<T>(d);
+    }
+    return std::nullopt;
 }
 
 // An accessor's elements as floats (normalised integers mapped to 0..1 / -1..1; other integers
@@ -162,6 +187,19 @@ private:
         return std::uint32_t(node_map_[std::size_t(gnode)]);
     }
     Transform local_of(const tinygltf::Node& n, const std::string& path) const;
+    // An integer from levelkit's extras: `fallback` when absent or not a number, `if_bad` (and a
+    // warning naming the field) when a number T cannot hold.
+    template <class T>
+    T integer_or(const Json& j, const char* key, T fallback, T if_bad, const std::string& path) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_number()) return fallback;
+        if (auto v = json_integer<T>(*it)) return *v;
+        const std::string at = path + "/" + key;
+        warnings_.add(Diagnostic::warning("gltf.out-of-range",
+                                          at + ": " + it->dump() + " is not an integer in range")
+                          .with_path(at));
+        return if_bad;
+    }
 
     const tinygltf::Model& g_;
     const GltfModelOptions& opt_;
@@ -250,7 +288,8 @@ Result<std::vector<std::uint32_t>> Reader::indices(int index, const std::string&
         return bad(path, "indices must be unsigned integers");
     std::vector<std::uint32_t> out(f.count);
     for (std::size_t i = 0; i < f.count; ++i) {
-        if (!(f.v[i] >= 0 && f.v[i] <= 4294967295.0f)) return bad(path, "index out of range");
+        // 4294967295.0f is 2^32 (the nearest float): the bound must be exclusive.
+        if (!(f.v[i] >= 0 && f.v[i] < 4294967296.0f)) return bad(path, "index out of range");
         out[i] = std::uint32_t(f.v[i]);
     }
     // Exact for bytes and shorts; 32-bit indices above 2^24 lose precision in float, so re-read.
@@ -320,14 +359,16 @@ Result<void> Reader::read_mesh(std::size_t gnode, std::uint32_t model_node, std:
     // levelkit's _EXTRA_<k> attributes: vertex fields glTF has no semantic for.
     std::vector<std::string> extra_keys;
     if (auto it = mx.find("extraFields"); it != mx.end() && it->is_array()) {
-        for (const Json& e : *it) {
+        for (std::size_t k = 0; k < it->size(); ++k) {
+            const Json& e = (*it)[k];
+            const std::string epath = mpath + "/extras/extraFields[" + std::to_string(k) + "]";
             ExtraField f;
             f.name = get_or<std::string>(e, "name", "");
-            const int kind = get_or<int>(e, "kind", 0);
+            const int kind = integer_or<int>(e, "kind", 0, 0, epath);
             f.kind = kind == 1   ? ExtraField::Kind::integer
                      : kind == 2 ? ExtraField::Kind::color8
                                  : ExtraField::Kind::real;
-            const int comps = get_or<int>(e, "components", 1);
+            const int comps = integer_or<int>(e, "components", 1, 0, epath);
             if (comps < 1 || comps > 4) continue;
             f.components = static_cast<std::uint8_t>(comps);
             extra_keys.push_back(get_or<std::string>(e, "attribute", ""));
@@ -773,10 +814,11 @@ Result<Model> Reader::run() {
     std::vector<std::pair<std::size_t, std::uint32_t>> mesh_nodes;  // glTF node, model node
     if (ours_) {
         const Json& x = *lk;
-        const std::size_t n = get_or<std::size_t>(x, "nodes", 0);
+        const std::string xpath = "nodes[0]/extras/levelkit";
+        const std::size_t n = integer_or<std::size_t>(x, "nodes", 0, 0, xpath);
         if (n == 0 || n > g_.nodes.size())
             return bad("nodes[0]/extras/levelkit/nodes", "bad count");
-        const int up = get_or<int>(x, "up_axis", 3);
+        const int up = integer_or<int>(x, "up_axis", 3, 3, xpath);
         m_.up_axis = up >= -3 && up <= 3 && up != 0 ? static_cast<Axis>(up) : Axis::z;
         m_.units_per_meter = get_or<double>(x, "units_per_meter", 39.37007874015748);
         m_.root_bone = get_or<bool>(x, "root_bone", false);
@@ -814,27 +856,32 @@ Result<Model> Reader::run() {
         for (std::size_t i = n; i < g_.nodes.size(); ++i) {
             const Json nx = extras_of(g_.nodes[i].extras_json_string);
             if (get_or<std::string>(nx, "kind", "") != "mesh") continue;
-            const auto mn = get_or<std::uint32_t>(nx, "node", 0);
+            const auto mn = integer_or<std::uint32_t>(nx, "node", 0, UINT32_MAX,
+                                                      "nodes[" + std::to_string(i) + "]/extras");
             if (mn >= n)
                 return bad("nodes[" + std::to_string(i) + "]/extras/node", "not a model node");
             mesh_nodes.emplace_back(i, mn);
         }
         // Attachments, eyeballs, flex.
         if (auto it = x.find("attachments"); it != x.end() && it->is_array()) {
-            for (const Json& a : *it) {
+            for (std::size_t k = 0; k < it->size(); ++k) {
+                const Json& a = (*it)[k];
                 Attachment at;
                 at.name = get_or<std::string>(a, "name", "");
-                at.node = get_or<std::uint32_t>(a, "node", 0);
+                at.node = integer_or<std::uint32_t>(
+                    a, "node", 0, UINT32_MAX, xpath + "/attachments[" + std::to_string(k) + "]");
                 at.rigid = get_or<bool>(a, "rigid", true);
                 at.world_aligned = get_or<bool>(a, "world_aligned", false);
                 if (at.node < n) m_.attachments.push_back(std::move(at));
             }
         }
         if (auto it = x.find("eyeballs"); it != x.end() && it->is_array()) {
-            for (const Json& a : *it) {
+            for (std::size_t k = 0; k < it->size(); ++k) {
+                const Json& a = (*it)[k];
                 Eyeball e;
                 e.name = get_or<std::string>(a, "name", "");
-                e.node = get_or<std::uint32_t>(a, "node", 0);
+                e.node = integer_or<std::uint32_t>(a, "node", 0, UINT32_MAX,
+                                                   xpath + "/eyeballs[" + std::to_string(k) + "]");
                 const auto p = get_or<std::vector<float>>(a, "position", {});
                 if (p.size() == 3) e.position = {p[0], p[1], p[2]};
                 e.radius = get_or<float>(a, "radius", 0);

@@ -257,17 +257,31 @@ void Writer::write_primitive(Prim& p, Json& prims, const std::array<double, 3>* 
         a["type"] = "VEC3";
         if (qmin) {
             std::array<std::uint16_t, 3> lo{65535, 65535, 65535}, hi{0, 0, 0};
-            std::size_t at = 0;
+            std::size_t at = 0, non_finite = 0;
             for (std::size_t i = 0; i < nv; ++i) {
                 std::array<std::uint16_t, 4> q{};
                 for (int k = 0; k < 3; ++k) {
+                    // A NaN or infinite coordinate (damaged input, or a double beyond float
+                    // range) has no place on the grid: clamped (NaN to 0), and reported.
+                    non_finite += !std::isfinite(p.verts[i].p[k]);
                     const double v = std::round((p.verts[i].p[k] - (*qmin)[k]) / qstep);
-                    q[k] = static_cast<std::uint16_t>(std::clamp(v, 0.0, 65535.0));
+                    q[k] = static_cast<std::uint16_t>(v >= 0 ? std::min(v, 65535.0) : 0.0);
                     lo[k] = std::min(lo[k], q[k]);
                     hi[k] = std::max(hi[k], q[k]);
                 }
                 const std::size_t o = streams_[pos_q].put(q.data(), sizeof q);
                 if (i == 0) at = o;
+            }
+            if (non_finite) {
+                const std::string path = "meshes[" + std::to_string(meshes_.size()) +
+                                         "]/primitives[" + std::to_string(prims.size()) +
+                                         "]/attributes/POSITION";
+                diags_.add(Diagnostic::warning(
+                               "gltf.non-finite-position",
+                               path + ": " + std::to_string(non_finite) +
+                                   " vertex coordinate(s) not finite in float: clamped onto the "
+                                   "quantisation grid")
+                               .with_path(path));
             }
             a["byteOffset"] = at;
             a["componentType"] = kUShort;
@@ -531,10 +545,14 @@ Writer::BuiltMesh Writer::build_mesh(const std::vector<Poly>& polys, const Vec3&
         for (const Prim& p : prims) {
             for (const Corner& c : p.verts) {
                 for (int k = 0; k < 3; ++k) {
+                    if (!std::isfinite(c.p[k])) continue;  // clamped and warned when written
                     lo[k] = std::min(lo[k], double(c.p[k]));
                     hi[k] = std::max(hi[k], double(c.p[k]));
                 }
             }
+        }
+        for (int k = 0; k < 3; ++k) {
+            if (!(lo[k] <= hi[k])) lo[k] = hi[k] = 0;  // no finite coordinate on this axis
         }
         qmin = lo;
         const double extent = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});

@@ -42,9 +42,10 @@ struct BlockMeta {
     std::map<std::size_t, Surface> sides;  // by side (brushes) or face (meshes) index
 };
 
-std::optional<std::uint64_t> parse_hex(std::string_view s) {
+// WMP flags: 32 bits. A longer number is no flags value (nullopt), not truncated.
+std::optional<std::uint32_t> parse_hex(std::string_view s) {
     if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
-    std::uint64_t v = 0;
+    std::uint32_t v = 0;
     auto r = std::from_chars(s.data(), s.data() + s.size(), v, 16);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
     return v;
@@ -61,7 +62,17 @@ std::map<std::string, std::string, std::less<>> fields(std::string_view part) {
     return out;
 }
 
-BlockMeta parse_meta(std::string_view comments) {
+// Flags from `text` (empty: 0); text that is not a 32-bit hex number gives 0 and a warning.
+std::uint32_t flags_of(std::string_view text, std::string_view what, Diagnostics& diags) {
+    if (text.empty()) return 0;
+    if (auto v = parse_hex(text)) return *v;
+    diags.add(Diagnostic::warning(
+        "convert.bad-value",
+        fmt::format("{} flags '{}' are not a 32-bit hex number: 0 written", what, text)));
+    return 0;
+}
+
+BlockMeta parse_meta(std::string_view comments, Diagnostics& diags) {
     BlockMeta m;
     while (!comments.empty()) {
         const auto at = comments.find("; ");
@@ -73,8 +84,7 @@ BlockMeta parse_meta(std::string_view comments) {
             return it == f.end() ? nullptr : &it->second;
         };
         if (part.starts_with("wmp block=")) {
-            if (const auto* v = get("flags"))
-                m.flags = static_cast<std::uint32_t>(parse_hex(*v).value_or(0));
+            if (const auto* v = get("flags")) m.flags = flags_of(*v, "wmp block", diags);
             if (const auto* v = get("function")) m.function = *v;
             continue;
         }
@@ -84,8 +94,7 @@ BlockMeta parse_meta(std::string_view comments) {
         const auto index = parse_uint(words[1]);
         if (!index) continue;
         Surface s;
-        if (const auto* v = get("flags"))
-            s.flags = static_cast<std::uint32_t>(parse_hex(*v).value_or(0));
+        if (const auto* v = get("flags")) s.flags = flags_of(*v, "wmp face", diags);
         if (const auto* v = get("ambient")) s.ambient = parse_double(*v).value_or(0);
         if (const auto* v = get("albedo")) s.albedo = parse_double(*v).value_or(50);
         if (const auto* v = get("material")) s.material = *v;
@@ -466,7 +475,7 @@ private:
                                                        b.id)));
             return;
         }
-        const BlockMeta meta = parse_meta(b.editor.comments);
+        const BlockMeta meta = parse_meta(b.editor.comments, diags_);
         std::vector<Poly> faces;
         for (std::size_t i = 0; i < b.sides.size(); ++i) {
             Poly p;
@@ -631,7 +640,7 @@ private:
     }
 
     void mesh(const scene::Mesh& m) {
-        const BlockMeta meta = parse_meta(m.editor.comments);
+        const BlockMeta meta = parse_meta(m.editor.comments, diags_);
         std::vector<Poly> polys = mesh_polys(m, meta);
         if (polys.empty()) return;
         std::vector<std::size_t> all(polys.size());
@@ -848,7 +857,7 @@ private:
         }
         skills.resize(skills.size() > 8 ? 20 : 8, 0.0);
         m.skills = std::move(skills);
-        m.flags = static_cast<std::uint32_t>(parse_hex(e.get("wmp_flags")).value_or(0));
+        m.flags = flags_of(e.get("wmp_flags"), e.classname(), diags_);
         m.ambient = key_num(e, "wmp_ambient").value_or(0);
         m.albedo = key_num(e, "wmp_albedo").value_or(50);
         if (const std::string v = key_or(e, "wmp_material"); !v.empty()) m.material = v;
@@ -887,7 +896,7 @@ private:
             l.color = {c2->x * 100 / 255, c2->y * 100 / 255, c2->z * 100 / 255};
         }
         l.range = key_num(e, "wmp_range").value_or(key_num(e, "_distance").value_or(0) / k_);
-        l.flags = static_cast<std::uint32_t>(parse_hex(e.get("wmp_flags")).value_or(0));
+        l.flags = flags_of(e.get("wmp_flags"), e.classname(), diags_);
         lv_.lights.push_back(l);
         add_object(wmp::Kind::light, lv_.lights.size() - 1, placement(e));
         ++report_.entities;
@@ -897,7 +906,7 @@ private:
         wmp::Sound s;
         s.file = key_or(e, "wmp_file");
         if (s.file.empty()) s.file = key_or(e, "message");
-        s.flags = static_cast<std::uint32_t>(parse_hex(e.get("wmp_flags")).value_or(0));
+        s.flags = flags_of(e.get("wmp_flags"), e.classname(), diags_);
         s.volume = key_num(e, "wmp_volume").value_or(key_num(e, "health").value_or(10) * 10);
         s.param2 = key_num(e, "wmp_value2").value_or(0);
         s.param3 = key_num(e, "wmp_value3").value_or(1);
@@ -912,7 +921,7 @@ private:
         g.name = name_of(e);
         g.mins = lk::parse_vec3(e.get("wmp_mins")).value_or(Vec3{});
         g.maxs = lk::parse_vec3(e.get("wmp_maxs")).value_or(Vec3{});
-        g.flags = static_cast<std::uint32_t>(parse_hex(e.get("wmp_flags")).value_or(0));
+        g.flags = flags_of(e.get("wmp_flags"), e.classname(), diags_);
         lv_.regions.push_back(g);
         // WED places a region's object at the centre of its (world-space) box.
         wmp::Transform t;
@@ -941,8 +950,7 @@ private:
             });
             wmp::Path p;
             p.name = name;
-            p.flags = static_cast<std::uint32_t>(
-                parse_hex(nodes.front()->get("wmp_path_flags")).value_or(0));
+            p.flags = flags_of(nodes.front()->get("wmp_path_flags"), "wmp path", diags_);
             for (std::size_t i = 0; i < nodes.size(); ++i) {
                 const scene::Entity& n = *nodes[i];
                 p.nodes.push_back(*n.origin() / k_);

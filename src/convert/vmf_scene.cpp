@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "levelkit/convert/mesh_displacement.hpp"
 #include "levelkit/core/text.hpp"
@@ -100,22 +101,34 @@ scene::Entity to_scene(const vmf::Entity& e, Diagnostics& diags) {
     return out;
 }
 
-scene::Visgroup to_scene(const vmf::Visgroup& g) {
+// `path`: visgroups/visgroup[i]/visgroup[j]..., for the warnings.
+scene::Visgroup to_scene(const vmf::Visgroup& g, const std::string& path, Diagnostics& diags) {
     scene::Visgroup out;
     out.name = g.name;
     out.id = g.id;
     const auto parts = split_ws(g.color);
     if (parts.size() == 3) {
         std::array<int, 3> c{};
-        bool ok = true;
+        bool ok = true, in_range = true;
         for (std::size_t i = 0; i < 3 && ok; ++i) {
             auto v = parse_int(parts[i]);
-            ok = v.has_value();
+            ok = v.has_value() && std::in_range<int>(*v);
+            in_range = in_range && (!v || std::in_range<int>(*v));
             if (ok) c[i] = static_cast<int>(*v);
         }
         if (ok) out.color = c;
+        if (!in_range) {
+            diags.add(Diagnostic::warning("convert.out-of-range",
+                                          fmt::format("visgroup {} colour '{}' is out of the "
+                                                      "integer range: left out",
+                                                      g.id, g.color))
+                          .with_path(path + "/color"));
+        }
     }
-    for (const vmf::Visgroup& c : g.children) out.children.push_back(to_scene(c));
+    for (std::size_t i = 0; i < g.children.size(); ++i) {
+        out.children.push_back(
+            to_scene(g.children[i], path + "/visgroup[" + std::to_string(i) + "]", diags));
+    }
     return out;
 }
 
@@ -138,7 +151,10 @@ scene::Scene vmf_to_scene(const vmf::Map& map, Diagnostics& diags) {
             s.output_separator = c.separator;
         }
     }
-    for (const vmf::Visgroup& g : map.visgroups) s.visgroups.push_back(to_scene(g));
+    for (std::size_t i = 0; i < map.visgroups.size(); ++i) {
+        s.visgroups.push_back(
+            to_scene(map.visgroups[i], "visgroups/visgroup[" + std::to_string(i) + "]", diags));
+    }
     for (const vmf::Camera& c : map.cameras) s.cameras.push_back({c.position, c.look});
     s.active_camera = map.active_camera;
     s.cordons_active = map.cordons_active;

@@ -174,7 +174,10 @@ public:
 
 private:
     static std::uint32_t pack(float r, float g, float b) {
-        auto q = [](float v) { return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+        // NaN (std::clamp passes it through) packs as 0 rather than an undefined cast.
+        auto q = [](float v) {
+            return std::uint32_t((v > 0 ? std::min(v, 1.0f) : 0.0f) * 255.0f + 0.5f);
+        };
         return q(r) | (q(g) << 8) | (q(b) << 16);
     }
 
@@ -227,7 +230,10 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
     const double dy = empty ? 1 : std::max(hi[1] - lo[1], 1e-6);
     int width = size, height = size;
     if (opt.view == View::iso) {
-        height = std::clamp(int(std::lround(size * dy / dx)), std::max(1, size / 3), size);
+        // In double first: a tall thin scene's ratio overflows int (it wrapped).
+        const double h = std::round(size * dy / dx);
+        const int min_height = std::max(1, size / 3);
+        height = h >= min_height ? (h <= size ? int(h) : size) : min_height;
     }
     // World units per output pixel, fitting both axes inside the margins.
     const double upp = std::max(dx / (width * (1 - 2 * m)), dy / (height * (1 - 2 * m)));
@@ -250,7 +256,11 @@ Picture render_surfaces(const scene::Surfaces& surf, const std::vector<bool>& sk
         v.y = (top - dot(p, cam.up)) * k;
         v.z = dot(p, cam.toward);
         double shade = 0.3 + 0.7 * std::max(0.0, dot(n, cam.light));
-        if (opt.view == View::top) shade *= 0.55 + 0.45 * (v.z - zlo) / zspan;
+        if (opt.view == View::top) {
+            // A depth span past double range (damaged input) gives inf / inf: mid shade.
+            const double t = (v.z - zlo) / zspan;
+            shade *= 0.55 + 0.45 * (std::isfinite(t) ? t : 0.5);
+        }
         v.r = float(c[0] * shade);
         v.g = float(c[1] * shade);
         v.b = float(c[2] * shade);

@@ -1,6 +1,7 @@
 // Typed lumps, props, entities and the pakfile, each rule as a small inline fixture.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "levelkit/bsp/bsp.hpp"
@@ -99,6 +100,27 @@ TEST(BspLumps, StandardFacesAre56BytesAndStrataFaces72) {
     ASSERT_FALSE(too_wide);
     EXPECT_EQ(too_wide.error().code, "bsp.value-out-of-range");
     EXPECT_EQ(too_wide.error().path, "lump[7]/record[0]");
+}
+
+// Node bounds are doubles in memory (a Strata map reads them as floats: any value, NaN
+// included); a standard map stores int16 and VitaminSource int32. Bounds those cannot hold are
+// reported, and never cast (a double -> int16 cast out of range is undefined behaviour; the
+// writer did the cast after its range check had failed).
+TEST(BspLumps, NodeBoundsOutOfTheIntegerFieldAreReportedNotCast) {
+    for (const double bad : {1e10, -1e10, std::nan(""), 32768.0, 2147483648.0}) {
+        dnode_t n;
+        n.mins[1] = bad;
+        Bsp std_map = Bsp::make_empty(20);
+        auto r = encode(std_map, LumpId::nodes, std::span<const dnode_t>(&n, 1));
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.error().code, "bsp.value-out-of-range") << bad;
+        EXPECT_EQ(r.error().path, "lump[5]/record[0]") << bad;
+    }
+    dnode_t ok;
+    ok.mins[0] = -32768;
+    ok.maxs[2] = 32767;
+    Bsp std_map = Bsp::make_empty(20);
+    EXPECT_TRUE(encode(std_map, LumpId::nodes, std::span<const dnode_t>(&ok, 1)));
 }
 
 TEST(BspLumps, LeafAreaAndFlagsUnpackFromTheBitfield) {

@@ -743,3 +743,26 @@ TEST(BspScene, EveryLayoutVariantDecompilesAlike) {
         EXPECT_EQ(ov->get("uv2"), "8 8 0");
     }
 }
+
+// A times-to-fire no int holds was clamped to INT32_MAX; the output keeps its text (which a
+// VMF writes back as it was) and the value is reported with its entity and key.
+TEST(BspScene, OutputTimesOutOfIntRangeIsKeptAsText) {
+    Floor f;
+    f.b.model({f.brush}, 0);
+    f.b.entities +=
+        "{\n\"classname\" \"logic_relay\"\n"
+        "\"OnTrigger\" \"door,Open,,0,99999999999\"\n"
+        "\"OnSpawn\" \"door,Close,,0.5,-5\"\n}\n";
+    Decompiled r = decompile(f.b);
+    const scene::Entity* e = find(r.scene, "logic_relay");
+    ASSERT_NE(e, nullptr);
+    ASSERT_EQ(e->outputs.size(), 2u);
+    EXPECT_EQ(e->outputs[0].output, "OnTrigger");
+    EXPECT_EQ(e->outputs[0].unparsed, "door,Open,,0,99999999999");
+    EXPECT_EQ(e->outputs[1], (scene::Output{"OnSpawn", "door", "Close", "", 0.5, -1, {}}));
+    bool warned = false;
+    for (const Diagnostic& d : r.diags.items()) {
+        warned |= d.code == "convert.out-of-range" && d.path == "lump[0]/entity[1]/OnTrigger";
+    }
+    EXPECT_TRUE(warned);
+}

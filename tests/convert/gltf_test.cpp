@@ -1,6 +1,7 @@
 // Scene -> glTF: structure, geometry read back with tinygltf, handedness, options.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -363,4 +364,31 @@ TEST(Gltf, KeyvaluesThatAreNotUtf8StillGiveValidJson) {
               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
     const auto rb = test::read_glb(files.glb);
     EXPECT_EQ(rb.model.nodes.size(), 3u);
+}
+
+// A vertex no float holds (NaN, or beyond float range) cannot be quantised: it was cast to
+// uint16 as NaN (undefined behaviour). It is clamped onto the grid and reported; the finite
+// corners keep their grid.
+TEST(Gltf, QuantizedMeshWithANonFiniteVertexIsClampedWithAWarning) {
+    scene::Scene s;
+    scene::Mesh m;
+    m.positions = {{0, 0, 0}, {64, 0, 0}, {0, 64, 0}, {std::nan(""), 0, 0}, {1e300, 0, 0}};
+    m.face_vertices = {0, 1, 2, 0, 1, 3, 0, 1, 4};
+    m.materials = {"a"};
+    for (std::uint32_t f = 0; f < 3; ++f) m.faces.push_back({3 * f, 3, 0, {}, {}});
+    m.uvs.assign(m.face_vertices.size(), {0, 0});
+    s.world.meshes.push_back(m);
+    convert::GltfOptions opt;
+    opt.quantize = true;
+    Diagnostics d;
+    auto r = convert::scene_to_gltf(s, opt, d);
+    ASSERT_TRUE(r) << r.error().to_string();
+    bool warned = false;
+    for (const Diagnostic& x : d.items()) warned |= x.code == "gltf.non-finite-position";
+    EXPECT_TRUE(warned);
+    const auto j = json_of(r->glb);
+    for (const auto& a : j["accessors"]) {
+        if (a.value("componentType", 0) != 5123 || a.value("type", "") != "VEC3") continue;
+        for (const auto& v : a["max"]) EXPECT_LE(v.get<double>(), 65535);
+    }
 }

@@ -168,4 +168,60 @@ TEST(GltfModel, ExternalBuffersOnlyFromTheFilesFolder) {
     fs::remove_all(dir);
 }
 
+TEST(GltfModel, AnUnsignedIntIndexOfTwoToThe32AsFloatIsOutOfRange) {
+    // 0xFFFFFFFF reads as 4294967296.0f, which no uint32 holds (casting it was undefined
+    // behaviour: the old bound 4294967295.0f is that same float).
+    nlohmann::json j = nlohmann::json::parse(generic_text());
+    j["buffers"].push_back(
+        {{"byteLength", 12}, {"uri", "data:application/octet-stream;base64,AAAAAAEAAAD/////"}});
+    j["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 0}, {"byteLength", 12}});
+    j["accessors"][5] = {
+        {"bufferView", 10}, {"componentType", 5125}, {"count", 3}, {"type", "SCALAR"}};
+    auto m = read_text(j.dump());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("meshes[0]/primitives[0]/indices: index out of range"),
+              std::string::npos)
+        << m.error().message;
+}
+
+TEST(GltfModel, IntegerExtrasOutOfRangeAreWarnedNotWrappedOrCast) {
+    const nlohmann::json good = nlohmann::json::parse(generic_text());
+    auto with = [&](nlohmann::json levelkit) {
+        nlohmann::json j = good;
+        j["nodes"][0]["extras"] = {{"levelkit", std::move(levelkit)}};
+        Diagnostics w;
+        auto m = convert::gltf_to_model(as_bytes(j.dump()), {}, w);
+        return std::make_pair(std::move(m), std::move(w));
+    };
+    auto warned = [](const Diagnostics& w, std::string_view path) {
+        for (const Diagnostic& d : w.items())
+            if (d.code == "gltf.out-of-range" && d.path == path) return true;
+        return false;
+    };
+    // 2^32 + 1 wrapped to 1 (x up); 1e30 was a double -> int cast out of range (UB).
+    for (const nlohmann::json& up : {nlohmann::json(4294967297ull), nlohmann::json(1e30)}) {
+        auto [m, w] = with({{"nodes", 3}, {"up_axis", up}});
+        ASSERT_TRUE(m) << m.error().message;
+        EXPECT_EQ(m->up_axis, Axis::z) << up.dump();
+        EXPECT_TRUE(warned(w, "nodes[0]/extras/levelkit/up_axis")) << up.dump();
+    }
+    // A node count no size_t holds: the count is bad, not a huge cast.
+    {
+        auto [m, w] = with({{"nodes", 1e30}});
+        ASSERT_FALSE(m);
+        EXPECT_NE(m.error().message.find("nodes[0]/extras/levelkit/nodes"), std::string::npos);
+    }
+    // An attachment on node 2^32 wrapped to node 0 (the model); now it is left out.
+    {
+        auto [m, w] = with(
+            {{"nodes", 3},
+             {"attachments",
+              {{{"name", "wrapped"}, {"node", 4294967296ull}}, {{"name", "kept"}, {"node", 1}}}}});
+        ASSERT_TRUE(m) << m.error().message;
+        ASSERT_EQ(m->attachments.size(), 1u);
+        EXPECT_EQ(m->attachments[0].name, "kept");
+        EXPECT_TRUE(warned(w, "nodes[0]/extras/levelkit/attachments[0]/node"));
+    }
+}
+
 }  // namespace

@@ -203,3 +203,43 @@ TEST(VmfScene, ReadWithoutTheTreeGivesTheSameDocument) {
     EXPECT_EQ(std::string(as_text(*wb)), text);
     EXPECT_EQ((*a)->line_of(text.find("info_target")), (*b)->line_of(text.find("info_target")));
 }
+
+// A visgroup colour is kept as text by the VMF reader; one that no int holds is reported and
+// left out (it wrapped: 4294967296 became 0).
+TEST(VmfScene, VisgroupColourOutOfIntRangeIsWarnedNotWrapped) {
+    const std::string text = R"(visgroups
+{
+	visgroup
+	{
+		"name" "ok"
+		"visgroupid" "1"
+		"color" "10 20 30"
+		visgroup
+		{
+			"name" "wide"
+			"visgroupid" "2"
+			"color" "4294967296 0 -4294967297"
+		}
+	}
+}
+world
+{
+	"id" "1"
+	"classname" "worldspawn"
+}
+)";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    Diagnostics d;
+    const scene::Scene s = convert::vmf_to_scene(doc->map(), d);
+    ASSERT_EQ(s.visgroups.size(), 1u);
+    EXPECT_EQ(s.visgroups[0].color, (std::array<int, 3>{10, 20, 30}));
+    ASSERT_EQ(s.visgroups[0].children.size(), 1u);
+    EXPECT_FALSE(s.visgroups[0].children[0].color.has_value());
+    bool warned = false;
+    for (const Diagnostic& x : d.items()) {
+        warned |=
+            x.code == "convert.out-of-range" && x.path == "visgroups/visgroup[0]/visgroup[0]/color";
+    }
+    EXPECT_TRUE(warned);
+}

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "levelkit/convert/scene_wmp.hpp"
 #include "levelkit/convert/wmp_scene.hpp"
 #include "levelkit/wmp/resolve.hpp"
 
@@ -151,6 +152,28 @@ TEST(WmpScene, A3WallsBecomeThinBrushes) {
         build_brush_polygons(planes, {32, 0, 50}, polys);
         EXPECT_TRUE(polys.valid());
     }
+}
+
+// WMP flags are 32 bits; a longer hex value in a scene key was cut to its low 32 bits
+// ("100000001" became 1). It is reported and written as 0, as text that is no number is.
+TEST(WmpScene, FlagsWiderThan32BitsAreReportedNotTruncated) {
+    scene::Scene s;
+    s.world.set("classname", "worldspawn");
+    scene::Entity wide, ok;
+    wide.set("classname", "light");
+    wide.set("wmp_flags", "100000001");
+    ok.set("classname", "light");
+    ok.set("wmp_flags", "FFFFFFFF");
+    s.entities = {wide, ok};
+    Diagnostics d;
+    auto lv = scene_to_wmp(s, d);
+    ASSERT_TRUE(lv) << lv.error().to_string();
+    ASSERT_EQ(lv->lights.size(), 2u);
+    EXPECT_EQ(lv->lights[0].flags, 0u);
+    EXPECT_EQ(lv->lights[1].flags, 0xFFFFFFFFu);
+    std::size_t warned = 0;
+    for (const Diagnostic& x : d.items()) warned += x.code == "convert.bad-value";
+    EXPECT_EQ(warned, 1u);
 }
 
 }  // namespace

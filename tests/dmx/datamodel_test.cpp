@@ -30,6 +30,26 @@ TEST(DmxDatamodel, TypedAccessAndValveCoercions) {
     EXPECT_FALSE(e.has("angles"));
 }
 
+// A float read as an integer type must lie in the type's range: UINT64_MAX as a double is
+// 2^64, which the old `<= max` bound let through to an undefined cast.
+TEST(DmxDatamodel, FloatsCoercedToIntegersAreRangeChecked) {
+    Document doc;
+    doc.root = doc.add_element("DmElement", "e");
+    Element& e = doc[doc.root];
+    e.set("f", 18446744073709551616.0f);  // 2^64
+    EXPECT_EQ(e.get_as<std::uint64_t>("f"), std::nullopt);
+    e.set("f", 18446742974197923840.0f);  // the largest float below 2^64
+    EXPECT_EQ(e.get_as<std::uint64_t>("f"), std::uint64_t{18446742974197923840ull});
+    e.set("f", 2147483648.0f);
+    EXPECT_EQ(e.get_as<std::int32_t>("f"), std::nullopt);
+    e.set("f", -2147483648.0f);
+    EXPECT_EQ(e.get_as<std::int32_t>("f"), INT32_MIN);
+    e.set("f", 255.5f);
+    EXPECT_EQ(e.get_as<std::uint8_t>("f"), 255);
+    e.set("f", 256.0f);
+    EXPECT_EQ(e.get_as<std::uint8_t>("f"), std::nullopt);
+}
+
 TEST(DmxDatamodel, WalksSharedAndCyclicGraphs) {
     Document doc;
     const ElementRef a = doc.add_element("A");

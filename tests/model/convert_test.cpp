@@ -115,6 +115,39 @@ TEST(SmdModel, ThroughDmxKeepsShapesAndWeights) {
     }
 }
 
+// An integer vertex field (from a glTF's levelkit extras, say) holding a value no int32 holds
+// was rounded and wrapped (3e9 became -1294967296); it is written as floats, with a warning.
+TEST(SmdModel, IntegerFieldOutOfInt32RangeGoesToDmxAsFloats) {
+    Diagnostics w;
+    auto ref = smd::read(kRef, w);
+    auto m = smd_to_model(*ref, nullptr, w);
+    ASSERT_TRUE(m.ok());
+    model::Mesh& mesh = m->meshes.at(0);
+    model::ExtraField f;
+    f.name = "ids";
+    f.kind = model::ExtraField::Kind::integer;
+    f.values = {7, 3e9f};
+    f.indices.assign(mesh.positions.indices.size(), 0);
+    f.indices.back() = 1;
+    mesh.extra.push_back(f);
+    Diagnostics d;
+    auto doc = model_to_dmx(*m, dmxmodel::Target::source2(), d);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    bool warned = false;
+    for (const Diagnostic& x : d.items()) warned |= x.code == "convert.out-of-range";
+    EXPECT_TRUE(warned);
+    auto back = dmx_to_model(*doc, w);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    const model::ExtraField* got = nullptr;
+    for (const auto& e : back->meshes.at(0).extra) {
+        if (e.name == "ids") got = &e;
+    }
+    ASSERT_NE(got, nullptr);
+    ASSERT_EQ(got->values.size(), 2u);
+    EXPECT_EQ(got->values[0], 7.0f);
+    EXPECT_EQ(got->values[1], 3e9f);
+}
+
 TEST(SmdModel, AnimationsAreNamedAsBlenderSourceToolsNamesThem) {
     model::Model m = model::Model::with_root("Armature");
     m.root_bone = true;

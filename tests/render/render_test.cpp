@@ -139,3 +139,53 @@ TEST(Render, EmptySceneIsBackground) {
         for (int x = 0; x < 16; ++x) EXPECT_EQ(pixel(pic.image, x, y), opt.background);
     EXPECT_FALSE(render::encode_png(render::Image{}));
 }
+
+// Two floors near the ends of the double range: their depth span overflows to infinity and the
+// top view's depth shading of the upper one was inf / inf = NaN, which the colour packing cast
+// to an integer (undefined behaviour; black on x86). It is drawn in its shaded colour.
+TEST(Render, DepthShadingOfAnInfiniteDepthSpanStaysAColour) {
+    scene::Scene s;
+    scene::Mesh m;
+    const double z = 1.7e308;
+    m.positions = {{0, 0, z}, {64, 0, z}, {0, 64, z}, {80, 0, -z}, {144, 0, -z}, {80, 64, -z}};
+    m.face_vertices = {0, 1, 2, 3, 4, 5};
+    m.materials = {"floor"};
+    m.faces = {{0, 3, 0, {}, {}}, {3, 3, 0, {}, {}}};
+    m.uvs.assign(6, {0, 0});
+    s.world.meshes.push_back(m);
+    render::RenderOptions opt;
+    opt.size = 64;
+    opt.supersample = 1;
+    const render::Picture pic = render::render_scene(s, opt);
+    ASSERT_EQ(pic.triangles, 2u);
+    const auto& o = *pic.overview;
+    const auto [x, y] = to_pixel(o, 8, 8);  // inside the upper floor
+    const auto p = pixel(pic.image, x, y);
+    EXPECT_NE(p, (std::array<std::uint8_t, 3>{0, 0, 0}));
+    EXPECT_NE(p, opt.background);
+}
+
+// An isometric picture's height is the scene's height / width ratio times the width, clamped to
+// [width / 3, width]; a ratio past int range wrapped (here to a negative number, so the
+// picture came out a third as high).
+TEST(Render, IsoHeightOfAVeryTallThinSceneIsClampedNotWrapped) {
+    const Vec3 toward = normalize({1, -1, 1});
+    const Vec3 right = normalize({1, 1, 0});
+    const Vec3 up = cross(toward, right);
+    const double w = 1, h = 117440512;  // 64 * h / w = 1.75 * 2^32
+    scene::Scene s;
+    scene::Mesh m;
+    m.positions = {{0, 0, 0}, right * w, right * w + up * h, up * h};
+    m.face_vertices = {0, 1, 2, 3};
+    m.materials = {"pole"};
+    m.faces = {{0, 4, 0, {}, {}}};
+    m.uvs.assign(4, {0, 0});
+    s.world.meshes.push_back(m);
+    render::RenderOptions opt;
+    opt.view = render::View::iso;
+    opt.size = 64;
+    opt.supersample = 1;
+    const render::Picture pic = render::render_scene(s, opt);
+    EXPECT_EQ(pic.image.width, 64);
+    EXPECT_EQ(pic.image.height, 64);
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cassert>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -223,8 +224,10 @@ std::optional<I> to_integer(const Value& v) {
     }
     if (v.type() == Type::time) return std::nullopt;  // ticks vs seconds is ambiguous
     const auto d = numeric(v);
-    if (!d || !(*d >= static_cast<double>(std::numeric_limits<I>::min())) ||
-        !(*d <= static_cast<double>(std::numeric_limits<I>::max()))) {
+    // Exclusive bound 2^digits: max() itself rounds up to it as a double for 64-bit types, and
+    // casting 2^64 to uint64 is undefined behaviour.
+    const double hi = std::ldexp(1.0, std::numeric_limits<I>::digits);
+    if (!d || !(*d >= static_cast<double>(std::numeric_limits<I>::min())) || !(*d < hi)) {
         return std::nullopt;
     }
     return static_cast<I>(*d);  // truncates toward zero, as a C cast does
