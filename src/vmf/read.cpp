@@ -12,6 +12,7 @@
 #include <span>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "levelkit/vmf/vmf.hpp"
 #include "parse_util.hpp"
@@ -130,6 +131,14 @@ private:
     template <class Int>
     bool read_int(const kv::Node& n, Int& out, const Path& path) {
         if (auto v = parse_int(trim(n.value()))) {
+            // A value the field's type cannot hold is refused, not wrapped ("power"
+            // "4294967299" would pass as 3): the key is then kept as text.
+            if (!std::in_range<Int>(*v)) {
+                bad_value(n, path,
+                          fmt::format("an integer from {} to {}", std::numeric_limits<Int>::min(),
+                                      std::numeric_limits<Int>::max()));
+                return false;
+            }
             out = static_cast<Int>(*v);
             return true;
         }

@@ -68,6 +68,7 @@ Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
     A3Level a;
     a.layout.source = data;
     const std::string_view text = data.text();
+    LK_TRY(detail::check_text_size(text));
     const auto lf = text.find('\n');
     a.newline = (lf != std::string_view::npos && lf > 0 && text[lf - 1] == '\r') ? "\r\n" : "\n";
     a.editor = editor_of(text);

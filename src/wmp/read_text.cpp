@@ -522,6 +522,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     Level lv;
     lv.layout.source = data;
     const std::string_view text = data.text();
+    LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
     Lexer lx(text, {}, &lv.layout);
 
@@ -755,6 +756,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     lv.dialect = Dialect::mm;
     lv.layout.source = data;
     const std::string_view text = data.text();
+    LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
     lv.wed.present = lv.wed.has_palette = lv.wed.has_wad_section = false;
     Lexer lx(text, {}, &lv.layout);

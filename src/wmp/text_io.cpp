@@ -34,6 +34,13 @@ std::optional<std::uint32_t> parse_bits(std::string_view s) {
 
 }  // namespace
 
+Result<void> check_text_size(std::string_view text) {
+    if (text.size() > UINT32_MAX) {
+        return Diagnostic::error("wmp.too-large", "text levels of 4 GiB or more are not supported");
+    }
+    return {};
+}
+
 std::string_view comment_text(std::string_view token) {
     if (token.starts_with("//")) {
         token.remove_prefix(2);

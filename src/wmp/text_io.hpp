@@ -169,6 +169,9 @@ private:
     std::string scratch_;
 };
 
+// Token positions are 32-bit: larger texts are refused (wmp.too-large).
+Result<void> check_text_size(std::string_view text);
+
 // Trims blanks; for a `//` or `#` comment token, the text after the marker.
 std::string_view comment_text(std::string_view token);
 

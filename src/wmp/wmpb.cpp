@@ -15,9 +15,12 @@
 //
 // Chunks the reader does not expect at their place are kept verbatim with their position, so
 // the writer reproduces any file whose known chunks come in WED's order.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "levelkit/wmp/wmp.hpp"
 #include "model_util.hpp"
@@ -1398,7 +1401,45 @@ Result<Level> read_wmpb(Blob data, Diagnostics* warnings) {
     return lv;
 }
 
+// WMPB stores face vertex counts and vertex indices in 16 bits, child counts in 16 bits and
+// block indices in 32: a level from text (or built in code) that needs more cannot be written.
+Result<void> check_wmpb_ranges(const Level& lv) {
+    auto too_big = [](std::string path, std::string what) {
+        return Diagnostic::error("wmpb.value-out-of-range", std::move(what)).with_path(path);
+    };
+    for (std::size_t b = 0; b < lv.blocks.size(); ++b) {
+        const Block& bl = lv.blocks[b];
+        if (bl.index && !std::in_range<std::uint32_t>(*bl.index)) {
+            return too_big(fmt::format("block[{}]/index", b),
+                           fmt::format("block index {} does not fit WMPB's 32 bits", *bl.index));
+        }
+        for (std::size_t f = 0; f < bl.faces.size(); ++f) {
+            const auto& idx = bl.faces[f].indices;
+            if (idx.size() > 0xFFFF) {
+                return too_big(
+                    fmt::format("block[{}]/face[{}]", b, f),
+                    fmt::format("a face of {} vertices: WMPB holds at most 65535", idx.size()));
+            }
+            for (std::uint32_t i : idx) {
+                if (i > 0xFFFF) {
+                    return too_big(fmt::format("block[{}]/face[{}]", b, f),
+                                   fmt::format("vertex index {}: WMPB holds at most 65535", i));
+                }
+            }
+        }
+    }
+    for (std::size_t o = 0; o < lv.objects.size(); ++o) {
+        if (lv.objects[o].children.size() > 0xFFFF) {
+            return too_big(fmt::format("object[{}]", o),
+                           fmt::format("{} children: WMPB holds at most 65535",
+                                       lv.objects[o].children.size()));
+        }
+    }
+    return {};
+}
+
 Result<Bytes> write_wmpb(const Level& lv) {
+    LK_TRY(check_wmpb_ranges(lv));
     Writer w(lv);
     return w.run();
 }

@@ -526,6 +526,24 @@ TEST(Vmf, HugeNumbersWhereIntegersBelongAreReported) {
     ASSERT_EQ(side.disp->extra_blocks.size(), 1u);  // the rows survive as written
 }
 
+// Integers past the field's type are refused, not wrapped: "power" "4294967299" would pass as
+// 3 (narrowing audit). The value is reported with its path and kept as written.
+TEST(Vmf, IntegersPastTheFieldsTypeAreReportedNotWrapped) {
+    const std::string text =
+        "world\n{\n\t\"id\" \"1\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n\t\tside\n\t\t{\n"
+        "\t\t\t\"id\" \"3\"\n"
+        "\t\t\tdispinfo\n\t\t\t{\n\t\t\t\t\"power\" \"4294967299\"\n\t\t\t}\n\t\t}\n\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->write(), text);
+    std::string paths;
+    for (const Diagnostic& d : doc->diagnostics().items()) paths += d.path + ";";
+    EXPECT_NE(paths.find("dispinfo/power"), std::string::npos) << paths;
+    const vmf::Side& side = doc->map().world.solids.at(0).sides.at(0);
+    ASSERT_TRUE(side.disp);
+    EXPECT_FALSE(side.disp->has(vmf::DispInfo::kPower));
+}
+
 TEST(Vmf, BoxSolidIsAValidBrushWithOutwardPlanesAndFreshIds) {
     auto doc = vmf::Document::read(kBoxMap);
     ASSERT_TRUE(doc) << doc.error().to_string();

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "levelkit/core/file.hpp"
 #include "levelkit/wmp/resolve.hpp"
@@ -534,6 +536,23 @@ TEST(WmpText, NumberSpellingsReadAlikeOnBothPaths) {
          "wmp.bad-index", 15},
     };
     expect_located_errors(cases);
+}
+
+// Token positions are 32-bit: a text of 4 GiB or more is refused up front (a sparse file, so
+// the test needs no memory or disk).
+TEST(WmpText, TextsOf4GiBOrMoreAreRefused) {
+    const auto path = std::filesystem::temp_directory_path() / "levelkit_wmp_4gib.wmp";
+    {
+        std::ofstream f(path, std::ios::binary);
+        f << "// WMP2\n";
+    }
+    std::filesystem::resize_file(path, (std::uintmax_t{1} << 32) + 16);
+    auto blob = Blob::map_file(path);
+    ASSERT_TRUE(blob.ok());
+    auto lv = read_wmp2(blob.value());
+    std::filesystem::remove(path);
+    ASSERT_FALSE(lv.ok());
+    EXPECT_EQ(lv.error().code, "wmp.too-large");
 }
 
 TEST(WmpText, ObjectCyclesAreRejected) {

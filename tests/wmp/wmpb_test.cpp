@@ -182,6 +182,31 @@ TEST(Wmpb, ValuesComeFromTheModel) {
     EXPECT_EQ(again->models[0].skills.size(), 9u);
 }
 
+// WMPB holds face vertex counts and indices in 16 bits and block indices in 32: a level from
+// text that needs more is refused with the place, not written with the values cut (narrowing
+// audit).
+TEST(Wmpb, ValuesPastTheFieldsAreRefusedWithTheirPlace) {
+    auto base = read_wmpb(Blob::from_bytes(wmpb_file()));
+    ASSERT_TRUE(base.ok());
+    {
+        Level lv = base.value();
+        Block& b = lv.blocks[0];
+        b.vertices.resize(70001);
+        b.faces[0].indices.back() = 70000;
+        auto out = write_wmpb(lv);
+        ASSERT_FALSE(out.ok());
+        EXPECT_EQ(out.error().code, "wmpb.value-out-of-range");
+        EXPECT_EQ(out.error().path, "block[0]/face[0]");
+    }
+    {
+        Level lv = base.value();
+        lv.blocks[0].index = std::int64_t{1} << 32;
+        auto out = write_wmpb(lv);
+        ASSERT_FALSE(out.ok());
+        EXPECT_EQ(out.error().path, "block[0]/index");
+    }
+}
+
 TEST(Wmpb, ConvertsToTextAndBack) {
     auto lv = read_wmpb(Blob::from_bytes(wmpb_file()));
     ASSERT_TRUE(lv.ok());
