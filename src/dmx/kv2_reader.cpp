@@ -642,6 +642,11 @@ bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
         }
         if (tok.kind != Token::str)
             return fail(tok.begin, "dmx.kv2-syntax", "expected an array item or ']'");
+        // Layout slots number an item in 29 bits (3 per element item, beside flag bits).
+        if (n >= kMaxArrayItems) {
+            return fail(tok.begin, "dmx.too-large",
+                        fmt::format("an array of more than {} items", kMaxArrayItems));
+        }
         if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
         comma_after_last = false;
         if (elems) {

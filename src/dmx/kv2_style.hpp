@@ -86,6 +86,8 @@ inline constexpr std::uint32_t kRaw = 0x40000000;
 inline constexpr std::uint32_t kRawValue = 0x80000000;  // | item index (0 for scalars)
 // A "," present where the layout has none, or missing where it has one: | item index.
 inline constexpr std::uint32_t kComma = 0x20000000;
+// The most items a keyvalues2 array may have: every slot above stays below kComma.
+inline constexpr std::size_t kMaxArrayItems = (kComma - kSlotItems) / 3 - 1;
 // Document-level: the gap before the end of the file.
 inline constexpr std::uint32_t kSlotEnd = 0;
 
