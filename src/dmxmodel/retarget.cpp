@@ -81,6 +81,29 @@ void times_to_time(dmx::Attribute& a) {
     }
 }
 
+// A time frame's scalar fields change name with their unit ("duration" in seconds or as a
+// time, "durationTime" in ticks). Each is converted as Model::open reads it, so that the
+// renamed field reads back as the same time; false leaves a value that reads as no time
+// under either name (it then keeps its name).
+bool seconds_field_to_ticks(dmx::Attribute& a) {
+    if (const auto* t = a.value.get_if<dmx::Time>()) {
+        a.value = t->ticks;
+        return true;
+    }
+    const auto s = a.value.as<float>();  // as Model::open reads a time in seconds
+    if (!s) return false;
+    const double v = static_cast<double>(*s) * dmx::Time::kTicksPerSecond;
+    if (!(v >= INT32_MIN && v <= INT32_MAX)) return false;
+    a.value = static_cast<std::int32_t>(std::lround(v));
+    return true;
+}
+bool ticks_field_to_time(dmx::Attribute& a) {
+    const auto ticks = a.value.as<std::int32_t>();
+    if (!ticks) return false;
+    a.value = dmx::Time{*ticks};
+    return true;
+}
+
 }  // namespace
 
 Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& w) {
@@ -251,12 +274,12 @@ Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& w) 
                  {std::pair{"start", "startTime"}, std::pair{"duration", "durationTime"},
                   std::pair{"offset", "offsetTime"}}) {
                 if (uses_duration_time(to)) {
-                    if (dmx::Attribute* a = tf->find(time_name); a && !tf->has(int_name)) {
-                        times_to_int(*a);
+                    if (dmx::Attribute* a = tf->find(time_name);
+                        a && !tf->has(int_name) && seconds_field_to_ticks(*a)) {
                         a->name = doc.intern(int_name);
                     }
-                } else if (dmx::Attribute* a = tf->find(int_name); a && !tf->has(time_name)) {
-                    times_to_time(*a);
+                } else if (dmx::Attribute* a = tf->find(int_name);
+                           a && !tf->has(time_name) && ticks_field_to_time(*a)) {
                     a->name = doc.intern(time_name);
                 }
             }

@@ -178,6 +178,39 @@ TEST(DmxModelRetarget, ConvertsVersionPartsInPlace) {
     EXPECT_FALSE(model::compare(*before, *again).has_value());
 }
 
+// A time frame field of an unexpected type is converted as Model::open reads it before it takes
+// its new name: a float "durationTime" is ticks (it came back as seconds, 10,000 times longer:
+// fuzz_dmxmodel), a float "duration" is seconds, and a time-typed "durationTime" reads as no time
+// under either name, so it keeps its name.
+TEST(DmxModelRetarget, TimeFrameFieldsKeepTheirTimeWhateverTheirType) {
+    struct Case {
+        Target from, to;
+        const char* field;
+        dmx::Value value;
+    };
+    const Case cases[] = {
+        {Target::source1_legacy(), Target::source2(), "durationTime", dmx::Value(1.0f)},
+        {Target::source1_legacy(), Target::source2(), "durationTime", dmx::Value(dmx::Time{5})},
+        {Target::source2(), Target::source1_legacy(), "duration", dmx::Value(2.5f)},
+        {Target::source2(), Target::source1_legacy(), "duration", dmx::Value(std::int32_t{3})},
+    };
+    for (const Case& c : cases) {
+        dmx::Document doc = build(c.from);
+        Diagnostics w;
+        auto m = Model::open(doc, w);
+        ASSERT_TRUE(m.ok());
+        ASSERT_FALSE(m->clips.empty());
+        doc[m->clips[0].time_frame].set(c.field, c.value);
+        auto before = convert::dmx_to_model(doc, w);
+        ASSERT_TRUE(before.ok());
+        ASSERT_TRUE(retarget(doc, c.to, w).ok());
+        auto after = convert::dmx_to_model(doc, w);
+        ASSERT_TRUE(after.ok());
+        EXPECT_FALSE(model::compare(*before, *after).has_value())
+            << c.field << ": " << *model::compare(*before, *after);
+    }
+}
+
 // A field whose new name is free but whose index array's new name is taken keeps both old names
 // (renaming only the values left a field that no longer read: fuzz_dmxmodel).
 TEST(DmxModelRetarget, FieldAndIndicesAreRenamedTogether) {
