@@ -532,10 +532,9 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     }
     if (auto c = lx.comment()) lv.header.editor = std::string(detail::comment_text(c->text));
     if (auto c = lx.comment()) {
-        std::string_view s = detail::comment_text(c->text);
-        lv.header.created_prefix = s.starts_with("Created ");
-        if (lv.header.created_prefix) s = trim(s.substr(8));
-        lv.header.created = std::string(s);
+        const auto [prefix, date] = detail::split_created(detail::comment_text(c->text));
+        lv.header.created_prefix = prefix;
+        lv.header.created = std::string(date);
     }
     if (lx.peek().is("version")) {
         lx.next();

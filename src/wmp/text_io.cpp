@@ -41,6 +41,11 @@ Result<void> check_text_size(std::string_view text) {
     return {};
 }
 
+std::pair<bool, std::string_view> split_created(std::string_view comment) {
+    if (comment.starts_with("Created ")) return {true, trim(comment.substr(8))};
+    return {false, comment};
+}
+
 std::string_view comment_text(std::string_view token) {
     if (token.starts_with("//")) {
         token.remove_prefix(2);

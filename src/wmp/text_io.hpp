@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "levelkit/core/diagnostic.hpp"
 #include "levelkit/core/text.hpp"
@@ -120,6 +121,13 @@ void append_number(std::string& out, double v, Num style);
 // `0000` for 0, else the value in binary, most significant bit first, 4/8/16/32 digits.
 void append_bits(std::string& out, std::uint32_t v);
 
+// The third WMP2 header line: "Created DATE" (true, DATE without surrounding blanks) or just a
+// date.
+std::pair<bool, std::string_view> split_created(std::string_view comment);
+
+// Trims blanks; for a `//` or `#` comment token, the text after the marker.
+std::string_view comment_text(std::string_view token);
+
 class Emitter {
 public:
     // `newline` replaces every '\n' in canonical gaps.
@@ -145,6 +153,17 @@ public:
     void bits(std::string_view gap, std::uint32_t v, bool quoted = false);
     void angle(std::string_view gap, std::string_view inner);
     void comment(std::string_view gap, std::string_view text);  // writes "//" + text
+    // The same, keeping the original comment when `same(its text)` says it holds the value.
+    template <class Same>
+    void comment_if(std::string_view g, std::string_view text, Same&& same) {
+        auto orig = gap(g);
+        if (orig && same(comment_text(*orig))) {
+            out_.append(*orig);
+            return;
+        }
+        out_.append("//");
+        out_.append(text);
+    }
     void hex_byte(std::string_view gap, std::uint8_t v);
     // Everything after the last token of the source (or `canonical` without a layout).
     void trailer(std::string_view canonical);
@@ -171,8 +190,5 @@ private:
 
 // Token positions are 32-bit: larger texts are refused (wmp.too-large).
 Result<void> check_text_size(std::string_view text);
-
-// Trims blanks; for a `//` or `#` comment token, the text after the marker.
-std::string_view comment_text(std::string_view token);
 
 }  // namespace lk::wmp::detail

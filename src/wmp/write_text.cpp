@@ -176,7 +176,14 @@ struct TextWriter {
         const Header& h = lv.header;
         e.comment("", " WMP2");
         if (h.editor) e.comment("\n", " " + *h.editor);
-        if (h.created) e.comment("\n", (h.created_prefix ? " Created " : " ") + *h.created);
+        if (h.created) {
+            // "Created  30.07.2000" (two spaces) reads as the same date: kept as written.
+            e.comment_if("\n", (h.created_prefix ? " Created " : " ") + *h.created,
+                         [&](std::string_view orig) {
+                             const auto [prefix, date] = detail::split_created(orig);
+                             return prefix == h.created_prefix && date == *h.created;
+                         });
+        }
         if (h.version) {
             e.word("\n\n", "version");
             e.integer(" ", *h.version);

@@ -153,6 +153,20 @@ TEST(WmpText, WritesBackByteForByte) {
     EXPECT_EQ(write_str(lv.value()), kA6);
 }
 
+// "// Created  30.07.2000" (two spaces) holds the same date as with one: read as that date and
+// written back as it was (fuzz_wmp_text).
+TEST(WmpText, CreatedLineWithExtraSpacesIsKept) {
+    std::string t(kA6);
+    const std::string one = "// Created 01.11.2012", two = "// Created  01.11.2012";
+    t.replace(t.find(one), one.size(), two);
+    auto lv = read_wmp2(text(t));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    EXPECT_EQ(lv->header.created, "01.11.2012");
+    EXPECT_EQ(write_str(*lv), t);
+    lv->header.created = "02.11.2012";
+    EXPECT_NE(write_str(*lv).find("// Created 02.11.2012\n"), std::string::npos);
+}
+
 TEST(WmpText, ChangedValuesAreWrittenFromTheModel) {
     auto lv = read_wmp2(text(kA6));
     ASSERT_TRUE(lv.ok());
