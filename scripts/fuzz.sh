@@ -37,7 +37,7 @@ while IFS='|' read -r name subdirs max_len dict; do
     mkdir -p "build-fuzz/long/$name"
     echo "running $name for $minutes min, inputs up to ${max_len:-4096} bytes ${dict:+(dictionary $dict)}"
     "build-fuzz/fuzz/$name" -max_total_time=$((minutes * 60)) -max_len="${max_len:-4096}" \
-        -timeout=20 -rss_limit_mb=2048 -artifact_prefix="build-fuzz/artifacts/$name-" \
+        -timeout=60 -rss_limit_mb=2048 -artifact_prefix="build-fuzz/artifacts/$name-" \
         -print_final_stats=1 "${extra[@]}" "build-fuzz/long/$name" "${seeds[@]}" \
         >"build-fuzz/long/$name.log" 2>&1 &
     pids+=("$!")
