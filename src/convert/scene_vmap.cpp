@@ -213,7 +213,7 @@ private:
     ElementRef emit(ElementRef parent, vmap::MeshData m, const scene::EditorInfo& editor) {
         r_.faces += m.topology.face_edge.size();
         ++r_.meshes;
-        const ElementRef n = b_.add_mesh(parent, m);
+        const ElementRef n = b_.add_mesh(parent, std::move(m));
         organise(n, editor);
         return n;
     }

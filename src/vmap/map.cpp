@@ -354,7 +354,7 @@ ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent) {
     return n;
 }
 
-ElementRef MapBuilder::add_mesh(ElementRef parent, const MeshData& mesh, const Transform& t) {
+ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transform& t) {
     const ElementRef n = add_node("CMapMesh", parent, t);
     // Defaults as Hammer writes a fresh mesh (vmap 29).
     dmx::Element* e = &doc_[n];
@@ -377,11 +377,11 @@ ElementRef MapBuilder::add_mesh(ElementRef parent, const MeshData& mesh, const T
                           "physicsInteractsExclude"}) {
         e->set(a, "");
     }
-    const ElementRef md = vmap::add_mesh(doc_, mesh, ids_);  // may reallocate the elements
-    doc_[n].set("meshData", md);
     for (const std::string& m : mesh.materials) {
         if (material_set_.insert(m).second) materials_.push_back(m);
     }
+    const ElementRef md = vmap::add_mesh(doc_, std::move(mesh), ids_);  // may reallocate elements
+    doc_[n].set("meshData", md);
     return n;
 }
 

@@ -532,11 +532,11 @@ std::uint64_t IdSource::reference() {
 
 namespace {
 
-ElementRef add_data_array(dmx::Document& doc, std::size_t rows,
-                          const std::vector<StreamData>& streams, IdSource& ids) {
+ElementRef add_data_array(dmx::Document& doc, std::size_t rows, std::vector<StreamData> streams,
+                          IdSource& ids) {
     std::vector<ElementRef> refs;
     refs.reserve(streams.size());
-    for (const StreamData& s : streams) {
+    for (StreamData& s : streams) {
         const ElementRef r = doc.add_element("CDmePolygonMeshDataStream", s.name, ids.guid());
         dmx::Element& e = doc[r];
         const auto colon = s.name.rfind(':');
@@ -549,7 +549,7 @@ ElementRef add_data_array(dmx::Document& doc, std::size_t rows,
         e.set("vertexBufferLocation", s.buffer_location);
         e.set("dataStateFlags", s.flags);
         e.set("subdivisionBinding", ElementRef::null());
-        e.set("data", s.data);
+        e.set("data", std::move(s.data));
         refs.push_back(r);
     }
     const ElementRef arr = doc.add_element("CDmePolygonMeshDataArray", {}, ids.guid());
@@ -560,29 +560,32 @@ ElementRef add_data_array(dmx::Document& doc, std::size_t rows,
 
 }  // namespace
 
-ElementRef add_mesh(dmx::Document& doc, const MeshData& mesh, IdSource& ids) {
-    const Topology& t = mesh.topology;
+ElementRef add_mesh(dmx::Document& doc, MeshData mesh, IdSource& ids) {
+    Topology& t = mesh.topology;
     const ElementRef m = doc.add_element("CDmePolygonMesh", "meshData", ids.guid());
     // Children are created first so `doc[m]` stays valid only through index access below.
-    const ElementRef vd = add_data_array(doc, t.vertex_edge.size(), mesh.vertex_streams, ids);
-    const ElementRef fvd = add_data_array(doc, t.edge_vertex.size(), mesh.face_vertex_streams, ids);
-    const ElementRef ed = add_data_array(doc, t.edge_count(), mesh.edge_streams, ids);
-    const ElementRef fd = add_data_array(doc, t.face_edge.size(), mesh.face_streams, ids);
+    const ElementRef vd =
+        add_data_array(doc, t.vertex_edge.size(), std::move(mesh.vertex_streams), ids);
+    const ElementRef fvd =
+        add_data_array(doc, t.edge_vertex.size(), std::move(mesh.face_vertex_streams), ids);
+    const ElementRef ed = add_data_array(doc, t.edge_count(), std::move(mesh.edge_streams), ids);
+    const ElementRef fd =
+        add_data_array(doc, t.face_edge.size(), std::move(mesh.face_streams), ids);
     const ElementRef sub = doc.add_element("CDmePolygonMeshSubdivisionData", {}, ids.guid());
     doc[sub].set("subdivisionLevels", IntArray(t.edge_vertex.size(), 0));
     doc[sub].set("streams", std::vector<ElementRef>{});
     dmx::Element& e = doc[m];
-    e.set("vertexEdgeIndices", t.vertex_edge);
-    e.set("vertexDataIndices", t.vertex_data);
-    e.set("edgeVertexIndices", t.edge_vertex);
-    e.set("edgeOppositeIndices", t.edge_opposite);
-    e.set("edgeNextIndices", t.edge_next);
-    e.set("edgeFaceIndices", t.edge_face);
-    e.set("edgeDataIndices", t.edge_data);
-    e.set("edgeVertexDataIndices", t.edge_vertex_data);
-    e.set("faceEdgeIndices", t.face_edge);
-    e.set("faceDataIndices", t.face_data);
-    e.set("materials", mesh.materials);
+    e.set("vertexEdgeIndices", std::move(t.vertex_edge));
+    e.set("vertexDataIndices", std::move(t.vertex_data));
+    e.set("edgeVertexIndices", std::move(t.edge_vertex));
+    e.set("edgeOppositeIndices", std::move(t.edge_opposite));
+    e.set("edgeNextIndices", std::move(t.edge_next));
+    e.set("edgeFaceIndices", std::move(t.edge_face));
+    e.set("edgeDataIndices", std::move(t.edge_data));
+    e.set("edgeVertexDataIndices", std::move(t.edge_vertex_data));
+    e.set("faceEdgeIndices", std::move(t.face_edge));
+    e.set("faceDataIndices", std::move(t.face_data));
+    e.set("materials", std::move(mesh.materials));
     e.set("vertexData", vd);
     e.set("faceVertexData", fvd);
     e.set("edgeData", ed);

@@ -161,6 +161,6 @@ private:
 
 // Adds a CDmePolygonMesh element (named "meshData", streams in the given order, attributes in
 // the order Hammer writes them) and returns it.
-ElementRef add_mesh(dmx::Document& doc, const MeshData& mesh, IdSource& ids);
+ElementRef add_mesh(dmx::Document& doc, MeshData mesh, IdSource& ids);  // moved into the document
 
 }  // namespace lk::vmap

@@ -158,7 +158,7 @@ public:
     // Sets the world's entity_properties (classname worldspawn is added when missing).
     void set_world_properties(const std::vector<std::pair<std::string, std::string>>& props);
     // A CMapMesh holding `mesh` under `parent`.
-    ElementRef add_mesh(ElementRef parent, const MeshData& mesh, const Transform& t = {});
+    ElementRef add_mesh(ElementRef parent, MeshData mesh, const Transform& t = {});
     ElementRef add_group(ElementRef parent, const Transform& t = {});
     ElementRef add_prefab(ElementRef parent, const PrefabData& p);
     // Visibility: hide a node (CVisibilityMgr nodes/hiddenFlags).
