@@ -47,8 +47,16 @@ void rename_fields(dmx::Document& doc, ElementRef ref, int version, const std::s
         if (!doc[ref].has(from)) continue;
         // The values and their index array are renamed together or not at all: a field whose
         // values and indices disagree in name no longer reads.
+        // A field without an index array (it does not read) must not take a name whose index
+        // array exists: the pair would read as a field made of unrelated arrays
+        // (fuzz_dmxmodel). Skin fields have no index array.
+        const bool skin =
+            id.semantic == Semantic::joint_weights || id.semantic == Semantic::joint_indices;
         const bool values_blocked = rename_blocked(doc[ref], from, to);
-        if (values_blocked || rename_blocked(doc[ref], from + "Indices", to + "Indices")) {
+        const bool indices_blocked =
+            rename_blocked(doc[ref], from + "Indices", to + "Indices") ||
+            (!skin && !doc[ref].has(from + "Indices") && doc[ref].has(to + "Indices"));
+        if (values_blocked || indices_blocked) {
             w.add(Diagnostic::warning("dmxmodel.retarget-field",
                                       fmt::format("field '{}' keeps its name: '{}' exists", from,
                                                   values_blocked ? to : to + "Indices"))

@@ -211,6 +211,30 @@ TEST(DmxModelRetarget, TimeFrameFieldsKeepTheirTimeWhateverTheirType) {
     }
 }
 
+// A field without its index array (it does not read) keeps its name when the new name's index
+// array exists: renamed, it would read as a field paired with an unrelated array, and the mesh
+// that did not read before would read after (fuzz_dmxmodel: 'position$0In#ices' beside a stray
+// 'positionsIndices').
+TEST(DmxModelRetarget, FieldWithoutIndicesIsNotPairedWithAnotherArray) {
+    dmx::Document doc = build(Target::source2());
+    Diagnostics w;
+    auto m = Model::open(doc, w);
+    ASSERT_TRUE(m.ok());
+    const ElementRef bind = m->meshes[0].bind.element;
+    dmx::Attribute* idx = doc[bind].find("position$0Indices");
+    ASSERT_NE(idx, nullptr);
+    idx->name = doc.intern("position$0In#ices");
+    doc[bind].set("positionsIndices", std::vector<std::int32_t>{0, 1, 2, 3});
+    auto before = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(before.ok());
+    ASSERT_TRUE(retarget(doc, Target::source1(), w).ok());
+    EXPECT_TRUE(doc[bind].has("position$0"));
+    EXPECT_FALSE(doc[bind].has("positions"));
+    auto after = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(after.ok());
+    EXPECT_FALSE(model::compare(*before, *after).has_value()) << *model::compare(*before, *after);
+}
+
 // A field whose new name is free but whose index array's new name is taken keeps both old names
 // (renaming only the values left a field that no longer read: fuzz_dmxmodel).
 TEST(DmxModelRetarget, FieldAndIndicesAreRenamedTogether) {
