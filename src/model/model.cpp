@@ -642,7 +642,21 @@ std::optional<std::string> compare(const Model& a, const Model& b, const Toleran
         c.indexed(p + "/speed", x.speed, y.speed, tol.weight);
         c.indexed(p + "/wrinkle", x.wrinkle, y.wrinkle, tol.weight);
         c.eq(p + "/skin.influences", x.skin.influences, y.skin.influences);
-        c.eq(p + "/skin.joints", x.skin.joints, y.skin.joints);
+        {
+            // The joint of an influence that weighs 0 on both sides carries nothing, and a
+            // writer may have to name another joint there (DMX without a root bone has no index
+            // for the model): such slots are compared as joint 0.
+            auto weighed = [](const Skin& s, const Skin& other) {
+                std::vector<std::uint32_t> j = s.joints;
+                for (std::size_t k = 0; k < j.size(); ++k) {
+                    const bool ws = k < s.weights.size() && s.weights[k] != 0;
+                    const bool wo = k < other.weights.size() && other.weights[k] != 0;
+                    if (!ws && !wo) j[k] = 0;
+                }
+                return j;
+            };
+            c.eq(p + "/skin.joints", weighed(x.skin, y.skin), weighed(y.skin, x.skin));
+        }
         c.values(p + "/skin.weights", x.skin.weights, y.skin.weights, tol.weight);
         if (c.size(p + "/extra", x.extra.size(), y.extra.size())) {
             for (std::size_t k = 0; k < x.extra.size() && c.ok(); ++k) {

@@ -152,6 +152,30 @@ TEST(ModelCheck, NaNEqualsNaNInCompare) {
     EXPECT_TRUE(compare(a, b).has_value());
 }
 
+// An influence that weighs 0 names no joint that matters: a DMX without a root bone has no
+// index for the model and writes another joint there (CI fuzz_dmxmodel). Weighted joints count.
+TEST(ModelCheck, JointsOfZeroWeightInfluencesAreNotCompared) {
+    Model a = Model::with_root("m");
+    a.nodes.push_back({"bone", 0, NodeKind::joint});
+    a.materials.push_back({"mat"});
+    a.meshes.push_back(quad_mesh());
+    Skin& s = a.meshes[0].skin;
+    s.influences = 2;
+    const std::size_t slots = 2 * a.meshes[0].positions.values.size();
+    s.joints.assign(slots, 1);
+    s.weights.assign(slots, 0.5f);
+    s.weights[1] = 0;
+    s.weights[3] = 1;
+    s.joints[1] = 0;  // the model, at weight 0
+    Model b = a;
+    b.meshes[0].skin.joints[1] = 1;
+    EXPECT_FALSE(compare(a, b).has_value()) << *compare(a, b);
+    b.meshes[0].skin.joints[3] = 0;  // weight 1
+    auto diff = compare(a, b);
+    ASSERT_TRUE(diff.has_value());
+    EXPECT_NE(diff->find("skin.joints"), std::string::npos) << *diff;
+}
+
 TEST(ModelNames, RootBoneNameFollowsBlenderSourceTools) {
     Model m = Model::with_root("Cube");
     m.nodes.push_back({"Cube", 0, NodeKind::dag});
