@@ -42,11 +42,13 @@ void BM_KvParse(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * total_bytes()));
 }
 
-// The typed model alone (streaming reader): what conversions use. Arg = threads (0 = one per
-// core, read_map's default; 1 = one thread).
+// The typed model alone (streaming reader): what conversions use. Args: threads (0 = one per
+// core, read_map's default; 1 = one thread) and tokenizer (1 = the light one, read_map's
+// default; 0 = the full KeyValues parser it falls back to).
 void BM_VmfParseTyped(benchmark::State& state) {
     vmf::ReadOptions opt;
     opt.threads = static_cast<unsigned>(state.range(0));
+    opt.light_tokenizer = state.range(1) != 0;
     for (auto _ : state) {
         for (const Blob& b : inputs()) {
             Diagnostics d;
@@ -155,7 +157,13 @@ void report_peak_memory() {
 }  // namespace
 
 BENCHMARK(BM_KvParse)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_VmfParseTyped)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VmfParseTyped)
+    ->ArgNames({"threads", "light"})
+    ->Args({1, 1})
+    ->Args({0, 1})
+    ->Args({1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_VmfReadDocument)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VmfWriteLossless)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VmfWriteNormalised)->Unit(benchmark::kMillisecond);

@@ -213,21 +213,7 @@ private:
         return std::string_view(start, static_cast<std::size_t>(p_ - start));
     }
 
-    // First '"' or CR at or after p (end_ if none), eight bytes a step: strings are short, so
-    // this beats a memchr call for each of the two.
-    const char* find_quote_or_cr(const char* p) const {
-        constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-        for (; end_ - p >= 8; p += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p, 8);
-            const std::uint64_t q = w ^ (ones * '"'), r = w ^ (ones * '\r');
-            // A zero byte of q or r is a match; the lowest flagged byte is always a true one.
-            const std::uint64_t hit = (((q - ones) & ~q) | ((r - ones) & ~r)) & highs;
-            if (hit) return p + std::countr_zero(hit) / 8;
-        }
-        while (p < end_ && *p != '"' && *p != '\r') ++p;
-        return p;
-    }
+    const char* find_quote_or_cr(const char* p) const { return lk::find_quote_or_cr(p, end_); }
 
     // Token readers return false on error and leave it in error_ (no Result on the hot path).
     bool read_quoted(const char* open, Token& t);

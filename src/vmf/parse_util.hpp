@@ -14,9 +14,13 @@ namespace lk::vmf::detail {
 using lk::NumberCursor;
 using lk::parse_vec3;
 
+// Each helper takes the `readable_end` of NumberCursor: the end of the text a value lies in, or
+// null when only its own bytes may be read.
+
 // "(x y z) (x y z) (x y z)"
-inline bool parse_plane_points(std::string_view s, std::array<Vec3, 3>& out) {
-    NumberCursor c(s);
+inline bool parse_plane_points(std::string_view s, std::array<Vec3, 3>& out,
+                               const char* readable_end = nullptr) {
+    NumberCursor c(s, readable_end);
     for (auto& p : out) {
         if (!c.expect('(') || !c.vec3(p) || !c.expect(')')) return false;
     }
@@ -24,13 +28,14 @@ inline bool parse_plane_points(std::string_view s, std::array<Vec3, 3>& out) {
 }
 
 // "[x y]"
-inline bool parse_vec2_bracket(std::string_view s, double& x, double& y) {
-    NumberCursor c(s);
+inline bool parse_vec2_bracket(std::string_view s, double& x, double& y,
+                               const char* readable_end = nullptr) {
+    NumberCursor c(s, readable_end);
     return c.expect('[') && c.number(x) && c.number(y) && c.expect(']') && c.at_end();
 }
 
-inline std::optional<double> parse_number(std::string_view s) {
-    NumberCursor c(s);
+inline std::optional<double> parse_number(std::string_view s, const char* readable_end = nullptr) {
+    NumberCursor c(s, readable_end);
     double v = 0;
     if (!c.number(v) || !c.at_end()) return std::nullopt;
     return v;

@@ -15,28 +15,36 @@
 #include <utility>
 
 #include "levelkit/vmf/vmf.hpp"
+#include "lite_tree.hpp"
 #include "parse_util.hpp"
 
 namespace lk::vmf {
 
+using detail::LiteNode;
+using detail::LiteTree;
 using detail::NumberCursor;
 
 namespace {
 
-bool is(const kv::Node& n, std::string_view name) {
+// The typed reader runs over the lossless kv::Document or the streaming reader's LiteTree: the
+// helpers below take either's node.
+template <class N>
+bool is(const N& n, std::string_view name) {
     return iequals(n.key(), name);
 }
 
-RawNode to_raw(const kv::Node& n) {
+template <class N>
+RawNode to_raw(const N& n) {
     RawNode r;
     r.key = std::string(n.key());
     r.value = std::string(n.value());
     r.block = n.is_block();
-    for (kv::Node c : n) r.children.push_back(to_raw(c));
+    for (N c : n) r.children.push_back(to_raw(c));
     return r;
 }
 
-KeyValue to_kv(const kv::Node& n) {
+template <class N>
+KeyValue to_kv(const N& n) {
     return {std::string(n.key()), std::string(n.value())};
 }
 
@@ -96,40 +104,57 @@ SideKey side_key(std::string_view k) {
     }
 }
 
-// Builds the typed model. Paths name the field: `world/solid[12]/side[3]/plane`.
+// The end of the text `v` lies in, or null if it is not in the tree's source text (kv keeps
+// escaped and concatenated strings elsewhere).
+const char* readable_end(std::string_view text, std::string_view v) {
+    const auto b = reinterpret_cast<std::uintptr_t>(text.data());
+    const auto x = reinterpret_cast<std::uintptr_t>(v.data());
+    return x >= b && x + v.size() <= b + text.size() ? text.data() + text.size() : nullptr;
+}
+const char* readable_end(const kv::Document& tree, std::string_view v) {
+    return readable_end(tree.source().text(), v);
+}
+const char* readable_end(const LiteTree& tree, std::string_view v) {
+    return readable_end(tree.text(), v);
+}
+
+// Builds the typed model from a kv::Document (Node = kv::Node) or a LiteTree (LiteNode). Paths
+// name the field: `world/solid[12]/side[3]/plane`.
+template <class Tree, class Node>
 class TypedReader {
 public:
     // `streaming`: node ids are not kept in Origins (the tree drops subtrees as it goes).
     // `offset_base`: where the tree's text starts in the file (a piece of a threaded read).
-    TypedReader(const kv::Document& tree, Diagnostics& diags, bool streaming,
-                std::uint32_t offset_base = 0)
+    TypedReader(const Tree& tree, Diagnostics& diags, bool streaming, std::uint32_t offset_base = 0)
         : tree_(tree), diags_(diags), streaming_(streaming), offset_base_(offset_base) {}
 
     // Whole-tree mode: every top-level item of the tree.
     Map run();
     // Streaming mode: called as each block closes; true = consumed (drop it from the tree).
-    bool stream_block(const kv::Node& block, std::span<const kv::NodeId> ancestors);
+    bool stream_block(const Node& block, std::span<const kv::NodeId> ancestors);
     Map take() { return std::move(map_); }
 
 private:
-    void top_level(const kv::Node& top);
-    Origin origin_of(const kv::Node& n) const {
+    void top_level(const Node& top);
+    // How far past a value's end its bytes may be read (NumberCursor): the tree's text.
+    const char* limit(std::string_view v) const { return readable_end(tree_, v); }
+    Origin origin_of(const Node& n) const {
         return {streaming_ ? kv::kNone : n.id(),
                 offset_base_ + static_cast<std::uint32_t>(n.offset())};
     }
-    void field_error(const kv::Node& n, std::string_view path, std::string msg) {
+    void field_error(const Node& n, std::string_view path, std::string msg) {
         const TextPos p = tree_.locate(n.offset());
         diags_.add(Diagnostic::error("vmf.bad-field", std::move(msg))
                        .at_line(p.line, p.column)
                        .at_offset(static_cast<std::int64_t>(n.offset()))
                        .with_path(std::string(path)));
     }
-    void bad_value(const kv::Node& n, const Path& path, std::string_view what) {
+    void bad_value(const Node& n, const Path& path, std::string_view what) {
         field_error(n, path.str(n.key()),
                     fmt::format("{} '{}' is not {}", n.key(), printable(n.value()), what));
     }
     template <class Int>
-    bool read_int(const kv::Node& n, Int& out, const Path& path) {
+    bool read_int(const Node& n, Int& out, const Path& path) {
         if (auto v = parse_int(trim(n.value()))) {
             // A value the field's type cannot hold is refused, not wrapped ("power"
             // "4294967299" would pass as 3): the key is then kept as text.
@@ -146,7 +171,7 @@ private:
         // Range first: casting an out-of-range double to an integer is undefined behaviour.
         constexpr int kBits = std::numeric_limits<Int>::digits;
         const double hi = std::ldexp(1.0, kBits), lo = std::is_signed_v<Int> ? -hi : 0.0;
-        if (auto d = detail::parse_number(n.value());
+        if (auto d = detail::parse_number(n.value(), limit(n.value()));
             d && *d >= lo && *d < hi && *d == static_cast<double>(static_cast<Int>(*d))) {
             out = static_cast<Int>(*d);
             return true;
@@ -154,8 +179,8 @@ private:
         bad_value(n, path, "an integer");
         return false;
     }
-    bool read_double(const kv::Node& n, double& out, const Path& path) {
-        if (auto d = detail::parse_number(n.value())) {
+    bool read_double(const Node& n, double& out, const Path& path) {
+        if (auto d = detail::parse_number(n.value(), limit(n.value()))) {
             out = *d;
             return true;
         }
@@ -163,10 +188,10 @@ private:
         return false;
     }
 
-    Editor read_editor(const kv::Node& n) {
+    Editor read_editor(const Node& n) {
         Editor e;
         e.present = true;
-        for (kv::Node c : n) {
+        for (Node c : n) {
             if (c.is_block()) {
                 e.extra_blocks.push_back(to_raw(c));
                 continue;
@@ -184,7 +209,7 @@ private:
                 case 5:
                     if (iequals(k, "color") && !e.color) {
                         // "r g b" as three integers.
-                        detail::NumberCursor nc(v);
+                        NumberCursor nc(v, limit(v));
                         double rgb[3];
                         ok = nc.number(rgb[0]) && nc.number(rgb[1]) && nc.number(rgb[2]) &&
                              nc.at_end();
@@ -220,7 +245,7 @@ private:
                         }
                     } else if (iequals(k, "logicalpos") && !e.logical_pos) {
                         double x = 0, y = 0;
-                        if (detail::parse_vec2_bracket(v, x, y)) {
+                        if (detail::parse_vec2_bracket(v, x, y, limit(v))) {
                             e.logical_pos = std::array<double, 2>{x, y};
                             ok = true;
                         }
@@ -242,18 +267,18 @@ private:
         }
         return e;
     }
-    bool read_uvaxis(const kv::Node& n, UVAxis& a, const Path& path);
-    void read_disp(const kv::Node& n, Side& side, const Path& path);
-    bool read_rows(const kv::Node& n, int rows, int per_row, std::vector<double>& out,
+    bool read_uvaxis(const Node& n, UVAxis& a, const Path& path);
+    void read_disp(const Node& n, Side& side, const Path& path);
+    bool read_rows(const Node& n, int rows, int per_row, std::vector<double>& out,
                    const Path& path);
     // Fills `s` in place: sides are large and there are many, so no temporary is moved.
-    void read_side(const kv::Node& n, const Path& path, Side& s);
-    void read_solid(const kv::Node& n, const Path& path, bool hidden, Solid& s);
-    Entity read_entity(const kv::Node& n, const Path& path, bool hidden);
-    Visgroup read_visgroup(const kv::Node& n);
-    void read_cordon_box(const kv::Node& n, Cordon& c);
+    void read_side(const Node& n, const Path& path, Side& s);
+    void read_solid(const Node& n, const Path& path, bool hidden, Solid& s);
+    Entity read_entity(const Node& n, const Path& path, bool hidden);
+    Visgroup read_visgroup(const Node& n);
+    void read_cordon_box(const Node& n, Cordon& c);
 
-    const kv::Document& tree_;
+    const Tree& tree_;
     Diagnostics& diags_;
     bool streaming_;
     std::uint32_t offset_base_;
@@ -262,8 +287,9 @@ private:
     bool consumed_hidden_solid_ = false;
 };
 
-bool TypedReader::read_uvaxis(const kv::Node& n, UVAxis& a, const Path& path) {
-    NumberCursor c(n.value());
+template <class Tree, class Node>
+bool TypedReader<Tree, Node>::read_uvaxis(const Node& n, UVAxis& a, const Path& path) {
+    NumberCursor c(n.value(), limit(n.value()));
     UVAxis out;
     if (c.expect('[') && c.vec3(out.axis) && c.number(out.shift) && c.expect(']') &&
         c.number(out.scale) && c.at_end()) {
@@ -274,8 +300,9 @@ bool TypedReader::read_uvaxis(const kv::Node& n, UVAxis& a, const Path& path) {
     return false;
 }
 
-bool TypedReader::read_rows(const kv::Node& n, int rows, int per_row, std::vector<double>& out,
-                            const Path& path) {
+template <class Tree, class Node>
+bool TypedReader<Tree, Node>::read_rows(const Node& n, int rows, int per_row,
+                                        std::vector<double>& out, const Path& path) {
     // An empty block (decompilers write `triangle_tags { }`) is kept as present and empty.
     if (n.child_count() == 0) {
         out.clear();
@@ -284,7 +311,7 @@ bool TypedReader::read_rows(const kv::Node& n, int rows, int per_row, std::vecto
     out.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(per_row), 0.0);
     std::vector<char> seen(static_cast<std::size_t>(rows), 0);
     const Path here{&path, n.key()};
-    for (kv::Node r : n) {
+    for (Node r : n) {
         const std::string_view k = r.key();
         std::optional<std::int64_t> idx;
         if (r.is_value() && istarts_with(k, "row")) idx = parse_int(k.substr(3));
@@ -295,7 +322,7 @@ bool TypedReader::read_rows(const kv::Node& n, int rows, int per_row, std::vecto
             return false;
         }
         seen[static_cast<std::size_t>(*idx)] = 1;
-        NumberCursor c(r.value());
+        NumberCursor c(r.value(), limit(r.value()));
         double* dst =
             out.data() + static_cast<std::size_t>(*idx) * static_cast<std::size_t>(per_row);
         for (int i = 0; i < per_row; ++i) {
@@ -319,12 +346,13 @@ bool TypedReader::read_rows(const kv::Node& n, int rows, int per_row, std::vecto
     return true;
 }
 
-void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path) {
+template <class Tree, class Node>
+void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& side_path) {
     DispInfo d;
     d.origin = origin_of(n);
     const Path path{&side_path, "dispinfo"};
     // Scalars first: the grid size depends on power.
-    for (kv::Node c : n) {
+    for (Node c : n) {
         if (c.is_block()) continue;
         bool ok = true;
         if (is(c, "power")) {
@@ -334,7 +362,7 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
             else if (d.power < 0 || d.power > 4)
                 bad_value(c, path, "a power in 0..4");
         } else if (is(c, "startposition")) {
-            ok = detail::parse_vec3(c.value(), d.start_position);
+            ok = detail::parse_vec3(c.value(), d.start_position, limit(c.value()));
             if (ok)
                 d.present |= DispInfo::kStartPosition;
             else
@@ -364,7 +392,7 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
             dst[i] = {tmp[4 * i], tmp[4 * i + 1], tmp[4 * i + 2], tmp[4 * i + 3]};
         }
     };
-    for (kv::Node c : n) {
+    for (Node c : n) {
         if (!c.is_block()) continue;
         bool ok = d.has(DispInfo::kPower);
         const std::string_view k = c.key();
@@ -404,7 +432,7 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
             // One key ("10", or "5" with int64s in Strata) holding space-separated integers.
             ok = c.child_count() == 1 && c.first_child().is_value();
             if (ok) {
-                kv::Node v = c.first_child();
+                Node v = c.first_child();
                 d.allowed_verts_key = std::string(v.key());
                 for (std::string_view t : split_ws(v.value())) {
                     auto i = parse_int(t);
@@ -446,19 +474,20 @@ void TypedReader::read_disp(const kv::Node& n, Side& side, const Path& side_path
     side.disp = std::move(d);
 }
 
-void TypedReader::read_side(const kv::Node& n, const Path& path, Side& s) {
+template <class Tree, class Node>
+void TypedReader<Tree, Node>::read_side(const Node& n, const Path& path, Side& s) {
     s.origin = origin_of(n);
-    for (kv::Node c : n) {
+    for (Node c : n) {
         const std::string_view k = c.key();
         bool ok = true;
         if (c.is_block()) {
             if (iequals(k, "dispinfo") && !s.disp) {
                 read_disp(c, s, path);
             } else if (iequals(k, "vertices_plus")) {
-                for (kv::Node v : c) {
+                for (Node v : c) {
                     Vec3 p;
                     if (!v.is_value() || !iequals(v.key(), "v") ||
-                        !detail::parse_vec3(v.value(), p)) {
+                        !detail::parse_vec3(v.value(), p, limit(v.value()))) {
                         ok = false;
                         s.vertices_plus.clear();
                         field_error(v, path.str("vertices_plus"), "expected \"v\" \"x y z\" lines");
@@ -470,12 +499,12 @@ void TypedReader::read_side(const kv::Node& n, const Path& path, Side& s) {
             } else if (iequals(k, "point_data")) {
                 // "numpts" N then N "point" "index x y z" lines.
                 std::int64_t numpts = -1;
-                for (kv::Node v : c) {
+                for (Node v : c) {
                     if (v.is_value() && iequals(v.key(), "numpts") && numpts < 0) {
                         numpts = parse_int(v.value()).value_or(-2);
                         continue;
                     }
-                    NumberCursor nc(v.value());
+                    NumberCursor nc(v.value(), limit(v.value()));
                     double idx = 0;
                     Vec3 p;
                     if (!v.is_value() || !iequals(v.key(), "point") || !nc.number(idx) ||
@@ -507,7 +536,7 @@ void TypedReader::read_side(const kv::Node& n, const Path& path, Side& s) {
                 break;
             case SideKey::plane:
                 if (s.has(Side::kPlane)) break;
-                if (detail::parse_plane_points(c.value(), s.plane_points)) {
+                if (detail::parse_plane_points(c.value(), s.plane_points, limit(c.value()))) {
                     s.present |= Side::kPlane;
                 } else {
                     bad_value(c, path, "three points \"(x y z) (x y z) (x y z)\"");
@@ -552,13 +581,14 @@ void TypedReader::read_side(const kv::Node& n, const Path& path, Side& s) {
     }
 }
 
-void TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden, Solid& s) {
+template <class Tree, class Node>
+void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool hidden, Solid& s) {
     s.origin = origin_of(n);
     s.hidden = hidden;
     bool have_id = false;
     std::size_t side_index = 0;
     s.sides.reserve(n.child_count());
-    for (kv::Node c : n) {
+    for (Node c : n) {
         if (c.is_block()) {
             if (is(c, "side")) {
                 read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)},
@@ -576,7 +606,8 @@ void TypedReader::read_solid(const kv::Node& n, const Path& path, bool hidden, S
     }
 }
 
-Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden) {
+template <class Tree, class Node>
+Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, bool hidden) {
     Entity e;
     e.origin = origin_of(n);
     e.hidden = hidden;
@@ -585,10 +616,10 @@ Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden
     std::size_t solid_index = e.solids.size();
     {
         std::size_t values = 0;
-        for (kv::Node c : n) values += c.is_value();
+        for (Node c : n) values += c.is_value();
         e.keys.reserve(values);
     }
-    for (kv::Node c : n) {
+    for (Node c : n) {
         if (!c.is_block()) {
             e.keys.push_back(to_kv(c));
             continue;
@@ -603,7 +634,7 @@ Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden
                        e.solids.emplace_back());
         } else if (is(c, "connections") && !e.has_connections) {
             e.has_connections = true;
-            for (kv::Node o : c) {
+            for (Node o : c) {
                 if (o.is_block()) {
                     e.extra_blocks.push_back(to_raw(o));
                     continue;
@@ -632,7 +663,7 @@ Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden
             e.editor = read_editor(c);
         } else if (is(c, "group")) {
             Group g;
-            for (kv::Node k : c) {
+            for (Node k : c) {
                 if (k.is_block() && is(k, "editor") && !g.editor.present) {
                     g.editor = read_editor(k);
                 } else if (k.is_block()) {
@@ -649,10 +680,11 @@ Entity TypedReader::read_entity(const kv::Node& n, const Path& path, bool hidden
     return e;
 }
 
-Visgroup TypedReader::read_visgroup(const kv::Node& n) {
+template <class Tree, class Node>
+Visgroup TypedReader<Tree, Node>::read_visgroup(const Node& n) {
     Visgroup v;
     bool have_id = false;
-    for (kv::Node c : n) {
+    for (Node c : n) {
         if (c.is_block() && is(c, "visgroup")) {
             v.children.push_back(read_visgroup(c));
         } else if (!c.is_block() && is(c, "name") && v.name.empty()) {
@@ -671,7 +703,8 @@ Visgroup TypedReader::read_visgroup(const kv::Node& n) {
     return v;
 }
 
-void TypedReader::read_cordon_box(const kv::Node& n, Cordon& c) {
+template <class Tree, class Node>
+void TypedReader<Tree, Node>::read_cordon_box(const Node& n, Cordon& c) {
     Aabb b;
     Vec3 mins, maxs;
     const bool ok =
@@ -682,7 +715,8 @@ void TypedReader::read_cordon_box(const kv::Node& n, Cordon& c) {
     c.boxes.push_back(b);
 }
 
-void TypedReader::top_level(const kv::Node& top) {
+template <class Tree, class Node>
+void TypedReader<Tree, Node>::top_level(const Node& top) {
     Map& m = map_;
     {
         if (!top.is_block()) {
@@ -691,7 +725,7 @@ void TypedReader::top_level(const kv::Node& top) {
         }
         if (is(top, "versioninfo") && !m.has_versioninfo) {
             m.has_versioninfo = true;
-            for (kv::Node c : top) {
+            for (Node c : top) {
                 if (c.is_block()) {
                     m.extra_blocks.push_back(to_raw(top));
                     m.versioninfo.clear();
@@ -702,7 +736,7 @@ void TypedReader::top_level(const kv::Node& top) {
             }
         } else if (is(top, "visgroups") && !m.has_visgroups) {
             m.has_visgroups = true;
-            for (kv::Node c : top) {
+            for (Node c : top) {
                 if (c.is_block() && is(c, "visgroup")) m.visgroups.push_back(read_visgroup(c));
             }
         } else if (is(top, "viewsettings") && !m.viewsettings) {
@@ -720,7 +754,7 @@ void TypedReader::top_level(const kv::Node& top) {
                 Path{nullptr, "entity", static_cast<std::int64_t>(m.entities.size())}, true));
         } else if (is(top, "cameras") && !m.has_cameras) {
             m.has_cameras = true;
-            for (kv::Node c : top) {
+            for (Node c : top) {
                 if (!c.is_block() && is(c, "activecamera")) {
                     m.active_camera = static_cast<int>(parse_int(c.value()).value_or(-1));
                 } else if (c.is_block() && is(c, "camera")) {
@@ -738,7 +772,7 @@ void TypedReader::top_level(const kv::Node& top) {
             Cordon c;
             c.active = parse_int(top.get("active")).value_or(0) != 0;
             if (top.find("mins")) read_cordon_box(top, c);
-            for (kv::Node b : top) {
+            for (Node b : top) {
                 if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
                 if (!b.is_block() && !is(b, "active") && !is(b, "mins") && !is(b, "maxs")) {
                     c.extra_keys.push_back(to_kv(b));
@@ -748,12 +782,12 @@ void TypedReader::top_level(const kv::Node& top) {
         } else if (is(top, "cordons") && m.cordon_style == Map::CordonStyle::none) {
             m.cordon_style = Map::CordonStyle::multiple;
             m.cordons_active = parse_int(top.get("active")).value_or(0) != 0;
-            for (kv::Node cn : top) {
+            for (Node cn : top) {
                 if (!cn.is_block() || !is(cn, "cordon")) continue;
                 Cordon c;
                 c.name = std::string(cn.get("name"));
                 c.active = parse_int(cn.get("active")).value_or(0) != 0;
-                for (kv::Node b : cn) {
+                for (Node b : cn) {
                     if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
                     if (!b.is_block() && !is(b, "active") && !is(b, "name")) {
                         c.extra_keys.push_back(to_kv(b));
@@ -767,12 +801,15 @@ void TypedReader::top_level(const kv::Node& top) {
     }
 }
 
-Map TypedReader::run() {
-    for (kv::Node top : tree_.root()) top_level(top);
+template <class Tree, class Node>
+Map TypedReader<Tree, Node>::run() {
+    for (Node top : tree_.root()) top_level(top);
     return std::move(map_);
 }
 
-bool TypedReader::stream_block(const kv::Node& block, std::span<const kv::NodeId> ancestors) {
+template <class Tree, class Node>
+bool TypedReader<Tree, Node>::stream_block(const Node& block,
+                                           std::span<const kv::NodeId> ancestors) {
     const std::size_t depth = ancestors.size() - 1;  // ancestors[0] is the root
     if (depth == 0) {
         top_level(block);
@@ -813,7 +850,7 @@ bool TypedReader::stream_block(const kv::Node& block, std::span<const kv::NodeId
 }  // namespace
 
 Map map_from_tree(const kv::Document& tree, Diagnostics& diags) {
-    return TypedReader(tree, diags, false).run();
+    return TypedReader<kv::Document, kv::Node>(tree, diags, false).run();
 }
 
 namespace {
@@ -828,15 +865,46 @@ struct Piece {
     bool ends_in_world = false;     // the block left open at the end of the piece was `world`
 };
 
+// The streaming read with the light tokenizer; false when the text needs kv::Document::parse
+// (see lite_tree.hpp), and then `out` holds nothing of this attempt.
+bool read_piece_lite(const Blob& source, std::uint32_t base, bool starts_in_world,
+                     bool ends_in_world, Piece& out) {
+    LiteTree tree(source.text());
+    TypedReader<LiteTree, LiteNode> reader(tree, out.diags, true, base);
+    bool last_top_is_world = false;
+    const bool parsed =
+        tree.parse(starts_in_world ? std::string_view("world") : std::string_view(), ends_in_world,
+                   [&](LiteNode block, std::span<const kv::NodeId> ancestors) {
+                       if (ancestors.size() == 1) last_top_is_world = is(block, "world");
+                       return reader.stream_block(block, ancestors);
+                   });
+    if (!parsed) {
+        out.diags = Diagnostics{};
+        return false;
+    }
+    out.ends_in_world = tree.closed_at_end() != kv::kNone && last_top_is_world;
+    // Top-level key/values (no block closes for them) are all that can be left.
+    for (LiteNode top : tree.root()) {
+        out.top_level_values = true;
+        reader.stream_block(top, std::array<kv::NodeId, 1>{0});
+    }
+    out.map = reader.take();
+    return true;
+}
+
 Piece read_piece(Blob source, ReadOptions opt, std::uint32_t base, bool starts_in_world,
                  bool ends_in_world) {
     Piece out;
+    if (opt.light_tokenizer && !opt.kv.escapes && !opt.kv.conditions && !opt.kv.directives &&
+        read_piece_lite(source, base, starts_in_world, ends_in_world, out)) {
+        return out;
+    }
     if (starts_in_world) opt.kv.open_block = "world";
     opt.kv.close_at_end = ends_in_world;
     bool last_top_is_world = false;
     // The reader refers to the tree being built; the tree is only ever touched through the
     // callback, while the parser holds it at a fixed address.
-    std::optional<TypedReader> reader;
+    std::optional<TypedReader<kv::Document, kv::Node>> reader;
     auto tree = kv::Document::parse(
         std::move(source), opt.kv, &out.diags,
         [&](const kv::Document& doc, kv::Node block, std::span<const kv::NodeId> ancestors) {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <random>
 
+#include "levelkit/core/numbers.hpp"
 #include "levelkit/core/text.hpp"
 
 using namespace lk;
@@ -52,6 +53,48 @@ TEST(Numbers, FastPathAgreesWithFromChars) {
         auto got = parse_double(s);
         ASSERT_TRUE(got) << s;
         ASSERT_EQ(*got, want) << s;
+    }
+}
+
+// NumberCursor reads up to seven digits on each side of the point as words when the text around
+// a value may be read (`readable_end`): the same numbers, stops and failures as the digit loop,
+// whatever follows the value in the text (digits included, which must not be taken).
+TEST(Numbers, CursorWordPathAgreesWithDigitLoop) {
+    std::mt19937_64 rng(7);
+    const std::string_view tails[] = {"", " ", ")", "]", "x", "e5", ".", "9", "-", "\t"};
+    auto digits = [&](std::size_t n) {
+        std::string d;
+        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + rng() % 10);
+        return d;
+    };
+    for (int i = 0; i < 200000; ++i) {
+        std::string num = (rng() % 3 == 0) ? "-" : "";
+        num += digits(rng() % 11);
+        if (rng() % 2) num += "." + digits(rng() % 11);
+        const std::string_view tail = tails[rng() % std::size(tails)];
+        // Tails that end the number (the others run into it: "9", ".", "e5", "x", "-").
+        const bool ends = tail.empty() || tail == " " || tail == ")" || tail == "]" || tail == "\t";
+        std::string value = num + std::string(tail);
+        if (rng() % 4 == 0) value += " " + digits(rng() % 4);
+        // The text the value lies in goes on with bytes that are not part of it.
+        const std::string text = value + digits(rng() % 3) + "\" 123456789 ) 0.5 1234567890";
+        const std::string_view v(text.data(), value.size());
+        NumberCursor plain(v), words(v, text.data() + text.size());
+        for (int k = 0; k < 3; ++k) {
+            double a = -1, b = -2;
+            const bool ra = plain.number(a), rb = words.number(b);
+            ASSERT_EQ(ra, rb) << value;
+            if (!ra) break;
+            ASSERT_EQ(std::signbit(a), std::signbit(b)) << value;
+            ASSERT_EQ(a, b) << value;
+            double want = 0;
+            const std::string_view t = std::string_view(num).substr(num[0] == '-' ? 1 : 0);
+            if (k == 0 && ends && !t.empty() &&
+                std::from_chars(t.data(), t.data() + t.size(), want).ptr == t.data() + t.size()) {
+                ASSERT_EQ(std::abs(a), want) << value;
+            }
+        }
+        ASSERT_EQ(plain.at_end(), words.at_end()) << value;
     }
 }
 

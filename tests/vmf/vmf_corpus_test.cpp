@@ -8,6 +8,7 @@
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 #include "support/corpus.hpp"
+#include "support/vmf_origins.hpp"
 
 using namespace lk;
 
@@ -164,4 +165,35 @@ TEST(VmfCorpus, StreamingReaderEqualsTreeReader) {
         "equal: %zu\n",
         equal, files, threaded_equal);
     EXPECT_EQ(threaded_equal, files);
+}
+
+// read_map's light tokenizer and the full KeyValues parser give the same model, origins and
+// diagnostics on every corpus map, read whole and in pieces on several threads.
+TEST(VmfCorpus, LightTokenizerEqualsFullParser) {
+    LK_REQUIRE_CORPUS();
+    std::size_t files = 0, diagnostics = 0;
+    for (const auto& f : all_vmfs()) {
+        auto blob = Blob::map_file(f);
+        ASSERT_TRUE(blob);
+        for (unsigned threads : {1u, 2u}) {
+            vmf::ReadOptions full, light;
+            full.threads = light.threads = threads;
+            full.light_tokenizer = false;
+            Diagnostics fd, ld;
+            auto a = vmf::read_map(blob.value(), fd, full);
+            auto b = vmf::read_map(blob.value(), ld, light);
+            ASSERT_TRUE(a && b) << f;
+            EXPECT_TRUE(a.value() == b.value()) << f;
+            EXPECT_EQ(test::vmf_origins(a.value()), test::vmf_origins(b.value())) << f;
+            ASSERT_EQ(fd.size(), ld.size()) << f;
+            for (std::size_t i = 0; i < fd.size(); ++i) {
+                EXPECT_EQ(fd.items()[i].to_string(), ld.items()[i].to_string()) << f;
+                EXPECT_EQ(fd.items()[i].offset, ld.items()[i].offset) << f;
+            }
+            diagnostics += fd.size();
+        }
+        ++files;
+    }
+    std::printf("VMF corpus: %zu files read alike by both tokenizers (%zu diagnostics)\n", files,
+                diagnostics);
 }

@@ -5,6 +5,7 @@
 
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
+#include "support/vmf_origins.hpp"
 
 using namespace lk;
 
@@ -446,6 +447,86 @@ TEST(Vmf, DecompiledMapsWithoutVersioninfo) {
 // read_map on several threads: the text is cut before top-level `entity` blocks. Whatever the
 // cuts, the model and every diagnostic (line, column, offset, entity index) must be what the
 // one-thread read gives, including in the cases the pieces cannot be joined.
+// read_map's light tokenizer gives what the full KeyValues parser gives: the same model, the same
+// origins and the same diagnostics (with positions), or the same error; on texts it leaves to the
+// full parser (warnings, errors, concatenation, anonymous blocks) as well as on those it reads.
+void expect_same_readers(const std::string& text, const std::string& label) {
+    for (unsigned threads : {1u, 3u}) {
+        vmf::ReadOptions full, light;
+        full.threads = light.threads = threads;
+        full.min_piece_bytes = light.min_piece_bytes = 1;
+        full.light_tokenizer = false;
+        Diagnostics fd, ld;
+        auto f = vmf::read_map(Blob::copy_of(text), fd, full);
+        auto l = vmf::read_map(Blob::copy_of(text), ld, light);
+        ASSERT_EQ(f.ok(), l.ok()) << label;
+        if (!f) {
+            EXPECT_EQ(f.error().to_string(), l.error().to_string()) << label;
+            EXPECT_EQ(f.error().offset, l.error().offset) << label;
+            continue;
+        }
+        EXPECT_TRUE(f.value() == l.value()) << label << " threads " << threads;
+        EXPECT_EQ(test::vmf_origins(f.value()), test::vmf_origins(l.value())) << label;
+        ASSERT_EQ(fd.size(), ld.size()) << label;
+        for (std::size_t i = 0; i < fd.size(); ++i) {
+            EXPECT_EQ(fd.items()[i].to_string(), ld.items()[i].to_string()) << label;
+            EXPECT_EQ(fd.items()[i].offset, ld.items()[i].offset) << label;
+            EXPECT_EQ(fd.items()[i].path, ld.items()[i].path) << label;
+        }
+    }
+}
+
+TEST(Vmf, LightTokenizerEqualsFullParser) {
+    auto replaced = [](std::string s, std::string_view from, std::string_view to) {
+        const std::size_t at = s.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return s.replace(at, from.size(), to);
+    };
+    std::string crlf;
+    for (char c : kBoxMap) {
+        if (c == '\n') crlf += '\r';
+        crlf += c;
+    }
+    const std::string side = "\"plane\" \"(-64 -64 0) (64 -64 0) (64 64 0)\"";
+    const std::vector<std::pair<std::string, std::string>> texts = {
+        {"box", kBoxMap},
+        {"crlf", crlf},
+        {"bom", "\xEF\xBB\xBF" + kBoxMap},
+        {"comments", replaced(kBoxMap, side, "// before\n\t\t\t" + side + " // after")},
+        {"bare tokens", replaced(kBoxMap, side, "plane \"(0 0 0) (0 64 0) (64 64 0)\"")},
+        {"odd whitespace",
+         replaced(kBoxMap, side, std::string("\v\f\0 \t") + side + std::string("\0\n", 2))},
+        {"cr in a string", replaced(kBoxMap, side, "\"plane\" \"(0 0 0)\r(0 64 0) (64 64 0)\"")},
+        {"long value",
+         replaced(kBoxMap, side, side + "\n\"comment\" \"" + std::string(1500, 'x') + "\"")},
+        {"long key", replaced(kBoxMap, side, side + "\n\"" + std::string(1024, 'k') + "\" \"1\"")},
+        {"concatenation",
+         replaced(kBoxMap, side, "\"plane\" \"(0 0 0) \" + \"(0 64 0) (64 64 0)\"")},
+        {"plus without a string", replaced(kBoxMap, side, side + " + \n\"x\" \"1\"")},
+        {"anonymous block", replaced(kBoxMap, side, side + "\n{\n\"a\" \"b\"\n}")},
+        {"bad fields", replaced(replaced(kBoxMap, side, "\"plane\" \"(0 0 0) (0 x 0) (64 64 0)\""),
+                                "\"id\" \"2\"", "\"id\" \"two\"")},
+        {"numbers", replaced(kBoxMap, side,
+                             "\"plane\" \"(-0.5 .25 7.) (1e3 -12345678.125 0.000000001) "
+                             "(123456789012 -0 +5)\"")},
+        {"missing value", replaced(kBoxMap, side, "\"plane\"\n}")},
+        {"stray brace", kBoxMap + "}\n"},
+        {"unclosed", kBoxMap + "entity\n{\n\"id\" \"9\"\n"},
+        {"unterminated", kBoxMap + "entity\n{\n\"id\" \"9\n}\n"},
+        {"top-level value", "\"loose\" \"1\"\n" + kBoxMap},
+        {"deep", std::string(300, '{')},
+        {"deep keys",
+         [] {
+             std::string t;
+             for (int i = 0; i < 300; ++i) t += "a {\n";
+             return t;
+         }()},
+        {"empty", ""},
+        {"only whitespace", " \n\t"},
+    };
+    for (const auto& [label, text] : texts) expect_same_readers(text, label);
+}
+
 TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
     auto entity = [](int i, bool bad) {
         return "entity\n{\n\t\"id\" \"" + std::to_string(i) +

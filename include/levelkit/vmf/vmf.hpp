@@ -270,6 +270,10 @@ struct ReadOptions {
     // (model, diagnostics and their positions) is the same as a one-thread read.
     unsigned threads = 0;
     std::size_t min_piece_bytes = std::size_t{1} << 20;  // smaller pieces are not worth a thread
+    // read_map only: tokenize with the light reader, which keeps no layout and leaves any text
+    // it does not handle (a warning, an error, `"a" + "b"`) to the full KeyValues parser; both
+    // give the same model and diagnostics. False: always the full parser (tests compare them).
+    bool light_tokenizer = true;
 };
 
 // A VMF as read: the lossless tree plus the typed model built from it.
