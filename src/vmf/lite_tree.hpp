@@ -11,6 +11,7 @@
 // fuzz_vmf compare the two readers' models and diagnostics).
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -107,8 +108,12 @@ private:
         std::uint32_t last = kv::kNone;
         std::uint32_t prev_last = kv::kNone;
     };
-    std::vector<Open> stack_;
-    std::vector<kv::NodeId> ids_;  // ids of the open blocks, root first (the ancestors span)
+    // The open blocks, root first, and their ids (the ancestors span); the parser stops at
+    // kMaxDepth + 1 open blocks as kv's does, so fixed arrays hold them.
+    static constexpr std::size_t kStack = 258;
+    std::array<Open, kStack> stack_{};
+    std::array<kv::NodeId, kStack> ids_{};
+    std::size_t open_ = 0;  // blocks open, the root included
     // Drops the just-closed block (the newest child of the block now innermost).
     void drop(std::uint32_t id);
     // The token at p: false when the full parser is needed (see the header comment).
@@ -164,7 +169,7 @@ inline std::uint32_t LiteTree::append(std::uint32_t at, bool block) {
     LiteRec& r = nodes_.emplace_back();
     r.at = at;
     r.block = block;
-    Open& parent = stack_.back();
+    Open& parent = stack_[open_ - 1];
     if (parent.last == kv::kNone) {
         nodes_[parent.id].first_child = id;
     } else {
@@ -176,7 +181,7 @@ inline std::uint32_t LiteTree::append(std::uint32_t at, bool block) {
 }
 
 inline void LiteTree::drop(std::uint32_t id) {
-    Open& parent = stack_.back();
+    Open& parent = stack_[open_ - 1];
     if (parent.prev_last == kv::kNone) {
         nodes_[parent.id].first_child = kv::kNone;
     } else {
@@ -258,8 +263,9 @@ template <class OnClose>
 bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& on_close) {
     nodes_.clear();
     nodes_.emplace_back();  // the root
-    stack_.assign(1, Open{0});
-    ids_.assign(1, 0);
+    stack_[0] = Open{0};
+    ids_[0] = 0;
+    open_ = 1;
     closed_at_end_ = kv::kNone;
     const char* p = text_.data();
     const char* const end = p + text_.size();
@@ -269,32 +275,30 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         const std::uint32_t id = append(0, true);
         nodes_[id].key = open_block.data();
         nodes_[id].key_len = static_cast<std::uint32_t>(open_block.size());
-        stack_.push_back(Open{id});
-        ids_.push_back(id);
+        stack_[open_] = Open{id};
+        ids_[open_++] = id;
     }
     auto close = [&] {
-        const std::uint32_t id = stack_.back().id;
-        stack_.pop_back();
-        ids_.pop_back();
-        if (on_close(LiteNode(this, id), std::span<const kv::NodeId>(ids_))) drop(id);
+        const std::uint32_t id = stack_[--open_].id;
+        if (on_close(LiteNode(this, id), std::span<const kv::NodeId>(ids_.data(), open_))) drop(id);
     };
     for (;;) {
         p = lite::skip_gap(p, end);
         if (p >= end) {
-            if (stack_.size() == 2 && close_at_end) {
-                closed_at_end_ = stack_.back().id;
+            if (open_ == 2 && close_at_end) {
+                closed_at_end_ = stack_[1].id;
                 close();
             }
-            return stack_.size() == 1;
+            return open_ == 1;
         }
         const char c = *p;
         if (c == '}') {
-            if (stack_.size() == 1) return false;
+            if (open_ == 1) return false;
             ++p;
             close();
             continue;
         }
-        if (stack_.size() > lite::kMaxDepth || c == '{') return false;
+        if (open_ > lite::kMaxDepth || c == '{') return false;
         const auto at = static_cast<std::uint32_t>(p - text_.data());
         const char* key = nullptr;
         std::uint32_t key_len = 0;
@@ -308,8 +312,8 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         r.key_len = key_len;
         if (block) {
             ++p;
-            stack_.push_back(Open{id});
-            ids_.push_back(id);
+            stack_[open_] = Open{id};
+            ids_[open_++] = id;
             continue;
         }
         const char* value = nullptr;
