@@ -64,6 +64,18 @@ public:
             if (!iequals(kv.key, "id")) world_props.emplace_back(kv.key, kv.value);
         }
         b_.set_world_properties(world_props);
+        {
+            // Room for what the map will hold, so that the element list is not copied as it
+            // grows (a copy doubles its memory for a moment): a mesh is a node, its polygon
+            // mesh, four data arrays, a subdivision element and about seven streams; an entity
+            // a node, its properties and plug list.
+            std::size_t meshes = s_.world.brushes.size() + s_.world.meshes.size(), entities = 0;
+            for (const scene::Entity& e : s_.entities) {
+                meshes += e.brushes.size() + e.meshes.size();
+                entities += 1 + e.outputs.size();
+            }
+            b_.doc().reserve(b_.doc().size() + 14 * meshes + 3 * entities);
+        }
         for (const scene::Visgroup& g : s_.visgroups) add_visgroup(ElementRef::null(), g);
         for (const scene::Brush& br : s_.world.brushes) add_brush(parent_of(br.editor), br);
         for (const scene::Mesh& m : s_.world.meshes) add_scene_mesh(parent_of(m.editor), m);

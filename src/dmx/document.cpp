@@ -1,16 +1,29 @@
 #include "levelkit/dmx/document.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace lk::dmx {
 
 Symbol SymbolTable::intern(std::string_view s) {
-    if (auto it = index_.find(s); it != index_.end()) return Symbol(it->second);
-    detail::SymbolEntry& e = entries_.emplace_back();
-    e.text.assign(s);
-    e.id = static_cast<std::uint32_t>(entries_.size() - 1);
-    index_.emplace(std::string_view(e.text), &e);
-    return Symbol(&e);
+    // The address's bits mixed (literals sit a few bytes apart), the top ones taken.
+    const auto h = reinterpret_cast<std::uintptr_t>(s.data()) * 0x9E3779B97F4A7C15ull;
+    CacheSlot& slot = cache_[static_cast<std::size_t>(h >> 56) % kCacheSlots];
+    if (slot.data == s.data() && slot.entry && std::string_view(slot.entry->text) == s) {
+        return Symbol(slot.entry);
+    }
+    const detail::SymbolEntry* found = nullptr;
+    if (auto it = index_.find(s); it != index_.end()) {
+        found = it->second;
+    } else {
+        detail::SymbolEntry& e = entries_.emplace_back();
+        e.text.assign(s);
+        e.id = static_cast<std::uint32_t>(entries_.size() - 1);
+        index_.emplace(std::string_view(e.text), &e);
+        found = &e;
+    }
+    slot = {s.data(), found};
+    return Symbol(found);
 }
 
 std::optional<Symbol> SymbolTable::find(std::string_view s) const {
@@ -30,13 +43,27 @@ Attribute* Element::find(std::string_view attr) {
 }
 
 Attribute& Element::set(std::string_view attr, Value v) {
-    if (Attribute* a = find(attr)) {
-        a->value = std::move(v);
-        a->null_string = false;
-        return *a;
+    // Names of one document are one symbol each: compare the interned name by identity.
+    const Symbol name = symbols_->intern(attr);
+    for (Attribute& a : attributes) {
+        if (a.name == name) {
+            a.value = std::move(v);
+            a.null_string = false;
+            return a;
+        }
     }
     Attribute& a = attributes.emplace_back();
-    a.name = symbols_->intern(attr);
+    a.name = name;
+    a.value = std::move(v);
+    return a;
+}
+
+Attribute& Element::add(std::string_view attr, Value v) {
+    const Symbol name = symbols_->intern(attr);
+    assert(std::none_of(attributes.begin(), attributes.end(),
+                        [&](const Attribute& a) { return a.name == name; }));
+    Attribute& a = attributes.emplace_back();
+    a.name = name;
     a.value = std::move(v);
     return a;
 }

@@ -539,22 +539,24 @@ ElementRef add_data_array(dmx::Document& doc, std::size_t rows, std::vector<Stre
     for (StreamData& s : streams) {
         const ElementRef r = doc.add_element("CDmePolygonMeshDataStream", s.name, ids.guid());
         dmx::Element& e = doc[r];
+        e.attributes.reserve(7);
         const auto colon = s.name.rfind(':');
         const std::string semantic = s.name.substr(0, colon);
         std::int32_t index = 0;
         if (colon != std::string::npos) index = std::atoi(s.name.c_str() + colon + 1);
-        e.set("standardAttributeName", s.standard ? semantic : std::string());
-        e.set("semanticName", semantic);
-        e.set("semanticIndex", index);
-        e.set("vertexBufferLocation", s.buffer_location);
-        e.set("dataStateFlags", s.flags);
-        e.set("subdivisionBinding", ElementRef::null());
-        e.set("data", std::move(s.data));
+        e.add("standardAttributeName", s.standard ? semantic : std::string());
+        e.add("semanticName", semantic);
+        e.add("semanticIndex", index);
+        e.add("vertexBufferLocation", s.buffer_location);
+        e.add("dataStateFlags", s.flags);
+        e.add("subdivisionBinding", ElementRef::null());
+        e.add("data", std::move(s.data));
         refs.push_back(r);
     }
     const ElementRef arr = doc.add_element("CDmePolygonMeshDataArray", {}, ids.guid());
-    doc[arr].set("size", static_cast<std::int32_t>(rows));
-    doc[arr].set("streams", std::move(refs));
+    doc[arr].attributes.reserve(2);
+    doc[arr].add("size", static_cast<std::int32_t>(rows));
+    doc[arr].add("streams", std::move(refs));
     return arr;
 }
 
@@ -572,25 +574,27 @@ ElementRef add_mesh(dmx::Document& doc, MeshData mesh, IdSource& ids) {
     const ElementRef fd =
         add_data_array(doc, t.face_edge.size(), std::move(mesh.face_streams), ids);
     const ElementRef sub = doc.add_element("CDmePolygonMeshSubdivisionData", {}, ids.guid());
-    doc[sub].set("subdivisionLevels", IntArray(t.edge_vertex.size(), 0));
-    doc[sub].set("streams", std::vector<ElementRef>{});
+    doc[sub].attributes.reserve(2);
+    doc[sub].add("subdivisionLevels", IntArray(t.edge_vertex.size(), 0));
+    doc[sub].add("streams", std::vector<ElementRef>{});
     dmx::Element& e = doc[m];
-    e.set("vertexEdgeIndices", std::move(t.vertex_edge));
-    e.set("vertexDataIndices", std::move(t.vertex_data));
-    e.set("edgeVertexIndices", std::move(t.edge_vertex));
-    e.set("edgeOppositeIndices", std::move(t.edge_opposite));
-    e.set("edgeNextIndices", std::move(t.edge_next));
-    e.set("edgeFaceIndices", std::move(t.edge_face));
-    e.set("edgeDataIndices", std::move(t.edge_data));
-    e.set("edgeVertexDataIndices", std::move(t.edge_vertex_data));
-    e.set("faceEdgeIndices", std::move(t.face_edge));
-    e.set("faceDataIndices", std::move(t.face_data));
-    e.set("materials", std::move(mesh.materials));
-    e.set("vertexData", vd);
-    e.set("faceVertexData", fvd);
-    e.set("edgeData", ed);
-    e.set("faceData", fd);
-    e.set("subdivisionData", sub);
+    e.attributes.reserve(16);
+    e.add("vertexEdgeIndices", std::move(t.vertex_edge));
+    e.add("vertexDataIndices", std::move(t.vertex_data));
+    e.add("edgeVertexIndices", std::move(t.edge_vertex));
+    e.add("edgeOppositeIndices", std::move(t.edge_opposite));
+    e.add("edgeNextIndices", std::move(t.edge_next));
+    e.add("edgeFaceIndices", std::move(t.edge_face));
+    e.add("edgeDataIndices", std::move(t.edge_data));
+    e.add("edgeVertexDataIndices", std::move(t.edge_vertex_data));
+    e.add("faceEdgeIndices", std::move(t.face_edge));
+    e.add("faceDataIndices", std::move(t.face_data));
+    e.add("materials", std::move(mesh.materials));
+    e.add("vertexData", vd);
+    e.add("faceVertexData", fvd);
+    e.add("edgeData", ed);
+    e.add("faceData", fd);
+    e.add("subdivisionData", sub);
     return m;
 }
 

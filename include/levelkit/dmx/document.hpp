@@ -12,6 +12,7 @@
 // GUID and nothing else and are never written as element definitions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -69,6 +70,15 @@ public:
 private:
     std::deque<detail::SymbolEntry> entries_;
     std::unordered_map<std::string_view, const detail::SymbolEntry*> index_;
+    // Builders intern the same literals over and over ("semanticName", "data"): a small cache
+    // keyed by the text's address answers those without hashing. A hit is checked against the
+    // entry's text, so a buffer reused for other text never gives a stale symbol.
+    struct CacheSlot {
+        const char* data = nullptr;
+        const detail::SymbolEntry* entry = nullptr;
+    };
+    static constexpr std::size_t kCacheSlots = 256;
+    std::array<CacheSlot, kCacheSlots> cache_{};
 };
 
 // --- attributes and elements ---------------------------------------------------------------
@@ -137,6 +147,10 @@ public:
     }
     // Sets (replacing value and type) or appends the attribute.
     Attribute& set(std::string_view attr, Value v);
+    // Appends an attribute the element does not have yet, without looking for it (builders of
+    // new elements). A name the element already has would be shadowed by the first one, so
+    // anything else uses set().
+    Attribute& add(std::string_view attr, Value v);
     bool remove(std::string_view attr);
 
     // --- layout state (see the header comment) ---

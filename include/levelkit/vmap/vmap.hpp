@@ -175,7 +175,11 @@ public:
     dmx::Document finish();
 
 private:
-    ElementRef add_node(std::string_view cls, ElementRef parent, const Transform& t);
+    // A node with the attributes every node has (kNodeAttributes), room reserved for
+    // `more_attributes` the caller adds.
+    ElementRef add_node(std::string_view cls, ElementRef parent, const Transform& t,
+                        std::size_t more_attributes = 0);
+    static constexpr std::size_t kNodeAttributes = 11;
     // relayPlugData, connectionsData and (unless `props` is null) entity_properties.
     void add_entity_parts(ElementRef node,
                           const std::vector<std::pair<std::string, std::string>>* props,
