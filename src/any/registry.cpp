@@ -214,6 +214,7 @@ Result<ConvertResult> compose(const NeutralSteps<Neutral>& in_steps,
     in_opt.meshes_ok = out_steps.meshes;
     auto neutral = in_steps.to(in, in_opt, diags, report);
     if (!neutral) return std::move(neutral).error();
+    if (opt.release_input) opt.release_input();  // `in` is not used below
     if (opt.progress.cancelled()) return Progress::cancelled_error();
     opt.progress("convert", 0.5);
     auto out = out_steps.from(neutral.value(), opt, diags);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -87,6 +88,10 @@ struct ConvertOptions {
     // Cleared when the consumer cannot hold meshes (VMF): producers then give brushes where
     // they can rebuild them (a WMB's world).
     bool meshes_ok = true;
+    // Called once the input has become the neutral form and is not read again (a whole-file
+    // job frees it there, so that the input and the output are not both held while the output
+    // is built). Steps that convert directly leave it uncalled.
+    std::function<void()> release_input;
 };
 
 // A file written next to the output (an OBJ's .mtl, a .gltf's .bin, animation SMDs).
