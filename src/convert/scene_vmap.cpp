@@ -231,11 +231,17 @@ private:
     }
 
     std::uint32_t material_index(std::vector<std::string>& materials, const std::string& vmt) {
-        std::string p = vmat_path(vmt);
+        // Faces of a brush mostly share a material: the path of the last one is kept.
+        if (!have_last_ || vmt != last_vmt_) {
+            last_vmt_ = vmt;
+            last_vmat_ = vmat_path(vmt);
+            have_last_ = true;
+        }
+        const std::string& p = last_vmat_;
         for (std::size_t i = 0; i < materials.size(); ++i) {
             if (materials[i] == p) return static_cast<std::uint32_t>(i);
         }
-        materials.push_back(std::move(p));
+        materials.push_back(p);
         return static_cast<std::uint32_t>(materials.size() - 1);
     }
 
@@ -457,6 +463,8 @@ private:
     const SceneToVmapOptions& opt_;
     SceneToVmapReport& r_;
     vmap::MapBuilder b_;
+    std::string last_vmt_, last_vmat_;  // material_index's last path
+    bool have_last_ = false;
     std::unordered_map<std::int64_t, ElementRef> groups_, visgroups_;
     BrushPolygons polys_;
 };

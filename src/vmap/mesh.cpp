@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 namespace lk::vmap {
@@ -382,6 +383,48 @@ bool face_corners(const MeshView& m, std::size_t face, std::vector<Corner>& out)
 
 // --- building ------------------------------------------------------------------------------
 
+namespace {
+
+// (from, to) -> half-edge, by open addressing: a brush has a few dozen corners, and a node per
+// entry (std::unordered_map) cost more than the rest of the topology. Vertex indices are below
+// 2^31, so no key is all ones.
+class EdgeTable {
+public:
+    explicit EdgeTable(std::size_t entries)
+        : slots_(std::bit_ceil(std::max<std::size_t>(16, 2 * entries)), Slot{}),
+          mask_(slots_.size() - 1) {}
+    const std::int32_t* find(std::uint64_t key) const {
+        for (std::size_t i = slot(key);; i = (i + 1) & mask_) {
+            if (slots_[i].key == key) return &slots_[i].value;
+            if (slots_[i].key == kEmpty) return nullptr;
+        }
+    }
+    // Inserts unless the key is there (as unordered_map::emplace).
+    void emplace(std::uint64_t key, std::int32_t value) {
+        for (std::size_t i = slot(key);; i = (i + 1) & mask_) {
+            if (slots_[i].key == key) return;
+            if (slots_[i].key == kEmpty) {
+                slots_[i] = {key, value};
+                return;
+            }
+        }
+    }
+
+private:
+    static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+    struct Slot {
+        std::uint64_t key = kEmpty;
+        std::int32_t value = 0;
+    };
+    std::size_t slot(std::uint64_t key) const {
+        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & mask_;
+    }
+    std::vector<Slot> slots_;
+    std::size_t mask_;
+};
+
+}  // namespace
+
 Result<Topology> build_topology(const Polygons& p) {
     Topology t;
     const std::size_t nv = p.positions.size();
@@ -394,8 +437,12 @@ Result<Topology> build_topology(const Polygons& p) {
     }
     t.corner_edge.assign(p.corners.size(), -1);
     t.face_edge.resize(nf);
-    std::unordered_map<std::uint64_t, std::int32_t> directed;  // (from, to) -> half-edge
-    directed.reserve(p.corners.size());
+    // A pair of half-edges per corner at most (two entries); exactly one per corner when
+    // every edge has a face on each side, so the edge lists are reserved at that.
+    EdgeTable directed(2 * p.corners.size());
+    t.edge_vertex.reserve(p.corners.size());
+    t.edge_face.reserve(p.corners.size());
+    t.edge_next.reserve(p.corners.size());
     auto key = [](std::uint32_t a, std::uint32_t b) {
         return (static_cast<std::uint64_t>(a) << 32) | b;
     };
@@ -433,8 +480,8 @@ Result<Topology> build_topology(const Polygons& p) {
                 }
             }
             std::int32_t h;
-            if (auto it = directed.find(key(from, to)); it != directed.end()) {
-                h = it->second;
+            if (const std::int32_t* found = directed.find(key(from, to))) {
+                h = *found;
                 if (t.edge_face[static_cast<std::size_t>(h)] >= 0) {
                     return Diagnostic::error(
                         "vmap.non-manifold",
