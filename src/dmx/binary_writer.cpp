@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "binary_common.hpp"
+#include "flat_map.hpp"
 #include "internal.hpp"
 #include "levelkit/core/text.hpp"
 
@@ -31,8 +32,8 @@ private:
     }
 
     std::int32_t index_of(std::string_view s) const {
-        auto it = string_index_.find(s);
-        return it == string_index_.end() ? -1 : it->second;
+        const std::int32_t* i = string_index_.find(s);
+        return i ? *i : -1;
     }
     void put_index(std::int32_t i) {
         if (ver_.index_i32()) {
@@ -66,7 +67,7 @@ private:
     ByteWriter& w_;
     BinVersion ver_;
     std::vector<std::int32_t> file_index_;
-    std::unordered_map<std::string_view, std::int32_t> string_index_;
+    FlatStringMap<std::int32_t> string_index_;
     std::vector<std::int32_t> symbol_index_;
     std::optional<Diagnostic> nul_error_;
 };
@@ -275,7 +276,7 @@ Result<void> BinaryWriter::run() {
         string_index_.reserve(table.size());
         for (std::size_t i = 0; i < table.size(); ++i) {
             cstring(table[i], [&] { return fmt::format("string table[{}]", i); });
-            string_index_.emplace(table[i], static_cast<std::int32_t>(i));
+            string_index_.try_emplace(table[i], static_cast<std::int32_t>(i));
         }
         symbol_index_.assign(doc_.symbols().size(), -2);
     }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "flat_map.hpp"
 #include "internal.hpp"
 
 namespace lk::dmx::detail {
@@ -181,18 +182,18 @@ class FirstSeen {
 public:
     explicit FirstSeen(const Document& doc) : symbol_seen_(doc.symbols().size(), 0) {}
     // Strings already counted as seen (a stored table's).
-    void insert(std::string_view s) { seen_.insert(s); }
+    void insert(std::string_view s) { seen_.try_emplace(s, 1); }
     bool operator()(std::string_view s, std::uint32_t symbol) {
         if (symbol != kNotASymbol && symbol < symbol_seen_.size()) {
             if (symbol_seen_[symbol]) return false;
             symbol_seen_[symbol] = 1;
         }
-        return seen_.insert(s).second;
+        return seen_.try_emplace(s, 1).second;
     }
 
 private:
     std::vector<char> symbol_seen_;
-    std::unordered_set<std::string_view> seen_;
+    FlatStringMap<char> seen_;
 };
 
 }  // namespace
