@@ -44,14 +44,22 @@ bool plausible_count(const Lexer& lx, std::uint64_t n) {
     return n <= (lx.text().size() - lx.offset()) / 2 + 1;
 }
 
-Result<std::uint32_t> read_count(Lexer& lx, std::string_view field) {
-    const Token t = lx.peek();
-    LK_TRY_ASSIGN(std::uint32_t n, lx.index(field));
+// The hot readers (geometry and object records) return bool and keep their error in the lexer
+// (Lexer::fail); the record loops turn it back into a Result.
+
+bool get_count(Lexer& lx, std::uint32_t& n, std::string_view field) {
+    if (!lx.get_index(n, field)) return false;
     if (!plausible_count(lx, n)) {
-        return lx.error(t, "wmp.bad-count",
-                        std::string(field) + " " + std::to_string(n) +
-                            " is more than the rest of the file can hold");
+        return lx.fail(lx.error(lx.last_token(), "wmp.bad-count",
+                                std::string(field) + " " + std::to_string(n) +
+                                    " is more than the rest of the file can hold"));
     }
+    return true;
+}
+
+Result<std::uint32_t> read_count(Lexer& lx, std::string_view field) {
+    std::uint32_t n;
+    if (!get_count(lx, n, field)) return lx.take_error();
     return n;
 }
 
@@ -60,153 +68,161 @@ Result<std::string> read_line_field(Lexer& lx, std::string_view field) {
     return std::string(t.text);
 }
 
+bool get_vec3(Lexer& lx, Vec3& v, std::string_view field) {
+    double a[3];
+    if (lx.take_numbers(a, 3) != 3) return lx.fail_number(field);
+    v = {a[0], a[1], a[2]};
+    return true;
+}
+
 Result<Vec3> read_vec3(Lexer& lx, std::string_view field) {
     Vec3 v;
-    for (int i = 0; i < 3; ++i) {
-        LK_TRY_ASSIGN(v[i], lx.number(field));
-    }
+    if (!get_vec3(lx, v, field)) return lx.take_error();
     return v;
 }
 
-Result<Vec3> read_paren_vec3(Lexer& lx, std::string_view field) {
-    LK_TRY(lx.expect("(", field));
-    LK_TRY_ASSIGN(Vec3 v, read_vec3(lx, field));
-    LK_TRY(lx.expect(")", field));
-    return v;
+bool get_paren_vec3(Lexer& lx, Vec3& v, std::string_view field) {
+    return lx.get_punct('(', field) && get_vec3(lx, v, field) && lx.get_punct(')', field);
 }
 
-Result<TexAxis> read_tex_axis(Lexer& lx, std::string_view field) {
-    TexAxis a;
-    LK_TRY(lx.expect("(", field));
-    LK_TRY_ASSIGN(a.axis, read_vec3(lx, field));
-    LK_TRY_ASSIGN(a.offset, lx.number(field));
-    LK_TRY(lx.expect(")", field));
-    return a;
-}
-
-// True if a line break separates the current position from the next token.
-bool next_on_new_line(Lexer& lx) {
-    const Token& t = lx.peek();
-    const std::string_view gap = lx.text().substr(lx.offset(), t.offset - lx.offset());
-    return gap.find_first_of("\r\n") != std::string_view::npos || t.kind == Tok::end;
+bool get_tex_axis(Lexer& lx, std::optional<TexAxis>& a, std::string_view field) {
+    double v[4];
+    if (!lx.get_punct('(', field)) return false;
+    if (lx.take_numbers(v, 4) != 4) return lx.fail_number(field);
+    a = TexAxis{{v[0], v[1], v[2]}, v[3]};
+    return lx.get_punct(')', field);
 }
 
 // WED's placement controls: `xoff yoff rotation xscale yscale`.
-Result<TexTransform> read_tex_transform(Lexer& lx) {
-    TexTransform tt;
-    LK_TRY_ASSIGN(tt.offset_x, lx.number("texture x offset"));
-    LK_TRY_ASSIGN(tt.offset_y, lx.number("texture y offset"));
-    LK_TRY_ASSIGN(tt.rotation, lx.number("texture rotation"));
-    LK_TRY_ASSIGN(tt.scale_x, lx.number("texture x scale"));
-    LK_TRY_ASSIGN(tt.scale_y, lx.number("texture y scale"));
-    return tt;
+bool get_tex_transform(Lexer& lx, std::optional<TexTransform>& t) {
+    static constexpr std::string_view kFields[] = {"texture x offset", "texture y offset",
+                                                   "texture rotation", "texture x scale",
+                                                   "texture y scale"};
+    double v[5];
+    if (const std::size_t k = lx.take_numbers(v, 5); k != 5) return lx.fail_number(kFields[k]);
+    t = TexTransform{v[0], v[1], v[2], v[3], v[4]};
+    return true;
 }
 
 // `: FLAGS ambient albedo material`.
-Result<void> read_surface(Lexer& lx, Face& f) {
-    LK_TRY(lx.expect(":", "surface separator"));
-    LK_TRY_ASSIGN(f.flags, lx.bits("surface flags"));
-    LK_TRY_ASSIGN(f.ambient, lx.number("ambient"));
-    LK_TRY_ASSIGN(f.albedo, lx.number("albedo"));
-    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
+bool get_surface(Lexer& lx, Face& f) {
+    std::string_view mat;
+    if (!lx.get_punct(':', "surface separator") || !lx.get_bits(f.flags, "surface flags") ||
+        !lx.get_number(f.ambient, "ambient") || !lx.get_number(f.albedo, "albedo") ||
+        !lx.get_word(mat, "material")) {
+        return false;
+    }
     f.material = opt_string(mat);
-    return {};
+    return true;
 }
 
 // One polygon face: `n i1..in : TEX [uvs] [( t1 ) ( t2 )] [xoff yoff rot xs ys] : FLAGS amb alb
 // material`. `$$M` faces carry no placement controls (mm = true).
-Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
-    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "face vertex count"));
+bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
+    std::uint32_t n;
+    if (!get_count(lx, n, "face vertex count")) return false;
     f.indices.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        const Token t = lx.peek();
-        LK_TRY_ASSIGN(f.indices[i], lx.index("vertex index"));
-        if (f.indices[i] >= vertex_count) {
-            return lx.error(t, "wmp.bad-vertex-index",
-                            "vertex index " + std::to_string(f.indices[i]) +
-                                " is out of range (the block has " + std::to_string(vertex_count) +
-                                " vertices)");
+    for (std::uint32_t& index : f.indices) {
+        if (!lx.get_index(index, "vertex index")) return false;
+        if (index >= vertex_count) {
+            return lx.fail(lx.error(lx.last_token(), "wmp.bad-vertex-index",
+                                    "vertex index " + std::to_string(index) +
+                                        " is out of range (the block has " +
+                                        std::to_string(vertex_count) + " vertices)"));
         }
     }
-    LK_TRY(lx.expect(":", "face separator"));
-    LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
+    std::string_view tex;
+    if (!lx.get_punct(':', "face separator") || !lx.get_word(tex, "texture name")) return false;
     f.texture = tex;
-    if (lx.peek().is("[")) {
+    if (lx.next_is('[')) {
         lx.next();
         f.uvs.reserve(n);  // one pair per vertex, as writers give them
-        while (!lx.peek().is("]")) {
-            std::array<double, 2> uv{};
-            LK_TRY_ASSIGN(uv[0], lx.number("texture coordinate"));
-            LK_TRY_ASSIGN(uv[1], lx.number("texture coordinate"));
-            f.uvs.push_back(uv);
+        while (!lx.next_is(']')) {
+            std::array<double, 2>& uv = f.uvs.emplace_back();
+            if (!lx.get_number(uv[0], "texture coordinate") ||
+                !lx.get_number(uv[1], "texture coordinate")) {
+                return false;
+            }
         }
         lx.next();
     }
-    if (lx.peek().is("(")) {
-        LK_TRY_ASSIGN(f.t1, read_tex_axis(lx, "texture vector t1"));
-        LK_TRY_ASSIGN(f.t2, read_tex_axis(lx, "texture vector t2"));
+    if (lx.next_is('(')) {
+        if (!get_tex_axis(lx, f.t1, "texture vector t1") ||
+            !get_tex_axis(lx, f.t2, "texture vector t2")) {
+            return false;
+        }
     }
-    if (!mm) {
-        LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
-    }
-    return read_surface(lx, f);
+    if (!mm && !get_tex_transform(lx, f.transform)) return false;
+    return get_surface(lx, f);
 }
 
 // A4: `( p ) ( p ) ( p ) TEX xoff yoff rot xs ys : FLAGS amb alb material t1 t2 t3`.
-Result<void> read_plane_face(Lexer& lx, Face& f) {
+bool get_plane_face(Lexer& lx, Face& f) {
     for (auto& p : f.plane_points) {
-        LK_TRY_ASSIGN(p, read_paren_vec3(lx, "plane point"));
+        if (!get_paren_vec3(lx, p, "plane point")) return false;
     }
-    LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
+    std::string_view tex;
+    if (!lx.get_word(tex, "texture name")) return false;
     f.texture = tex;
-    LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
-    LK_TRY(read_surface(lx, f));
-    while (!next_on_new_line(lx) && lx.peek().kind == Tok::word) {
+    if (!get_tex_transform(lx, f.transform) || !get_surface(lx, f)) return false;
+    std::string_view w;
+    while (!lx.next_on_new_line() && lx.next_word(w)) {
         if (f.a4_tail.empty()) f.a4_tail.reserve(3);
-        f.a4_tail.emplace_back(lx.next().text);
+        f.a4_tail.emplace_back(w);
     }
-    return {};
+    return true;
 }
 
 // `{ FLAGS function [index] }`.
-Result<void> read_block_trailer(Lexer& lx, Block& b) {
-    LK_TRY(lx.expect("{", "block trailer"));
-    LK_TRY_ASSIGN(b.flags, lx.bits("block flags"));
-    LK_TRY_ASSIGN(std::string_view fn, lx.word("block function"));
-    b.function = opt_string(fn);
-    if (!lx.peek().is("}")) {
-        LK_TRY_ASSIGN(b.index, lx.integer("block index"));
+bool get_block_trailer(Lexer& lx, Block& b) {
+    std::string_view fn;
+    if (!lx.get_punct('{', "block trailer") || !lx.get_bits(b.flags, "block flags") ||
+        !lx.get_word(fn, "block function")) {
+        return false;
     }
-    LK_TRY(lx.expect("}", "block trailer end"));
-    return {};
+    b.function = opt_string(fn);
+    if (!lx.next_is('}')) {
+        std::int64_t index;
+        if (!lx.get_integer(index, "block index")) return false;
+        b.index = index;
+    }
+    return lx.get_punct('}', "block trailer end");
 }
 
-Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
-    if (lx.peek().is("(")) {
+bool get_block_body(Lexer& lx, Block& b, bool mm) {
+    if (lx.next_is('(')) {
         b.plane_syntax = true;
         b.faces.reserve(8);  // most plane blocks are boxes or wedges
-        while (lx.peek().is("(")) {
-            Face& f = b.faces.emplace_back();
-            WMP_TRY_UNDER("face[" + std::to_string(b.faces.size() - 1) + "]",
-                          read_plane_face(lx, f));
+        while (lx.next_is('(')) {
+            if (!get_plane_face(lx, b.faces.emplace_back())) {
+                return lx.fail_under("face[" + std::to_string(b.faces.size() - 1) + "]");
+            }
         }
-        return read_block_trailer(lx, b);
+        return get_block_trailer(lx, b);
     }
-    LK_TRY(lx.expect("vertices", "block vertex count"));
-    LK_TRY_ASSIGN(std::uint32_t nv, read_count(lx, "vertex count"));
-    LK_TRY(lx.expect("faces", "block face count"));
-    LK_TRY_ASSIGN(std::uint32_t nf, read_count(lx, "face count"));
+    std::uint32_t nv, nf;
+    if (!lx.get_literal("vertices", "block vertex count") || !get_count(lx, nv, "vertex count") ||
+        !lx.get_literal("faces", "block face count") || !get_count(lx, nf, "face count")) {
+        return false;
+    }
     b.vertices.resize(nv);
     for (std::uint32_t i = 0; i < nv; ++i) {
-        auto v = read_vec3(lx, "vertex coordinate");
-        if (!v) return under(std::move(v).error(), "vertex[" + std::to_string(i) + "]");
-        b.vertices[i] = *v;
+        if (!get_vec3(lx, b.vertices[i], "vertex coordinate")) {
+            return lx.fail_under("vertex[" + std::to_string(i) + "]");
+        }
     }
     b.faces.resize(nf);
     for (std::uint32_t i = 0; i < nf; ++i) {
-        WMP_TRY_UNDER("face[" + std::to_string(i) + "]", read_polygon_face(lx, b.faces[i], nv, mm));
+        if (!get_polygon_face(lx, b.faces[i], nv, mm)) {
+            return lx.fail_under("face[" + std::to_string(i) + "]");
+        }
     }
-    return read_block_trailer(lx, b);
+    return get_block_trailer(lx, b);
+}
+
+Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
+    if (!get_block_body(lx, b, mm)) return lx.take_error();
+    return {};
 }
 
 Result<void> read_level_record(Lexer& lx, LevelInfo& li) {
@@ -220,7 +236,7 @@ Result<void> read_level_record(Lexer& lx, LevelInfo& li) {
     LK_TRY_ASSIGN(std::string_view script, lx.angle("script"));
     li.script = opt_string(script);
     li.colors.clear();
-    while (!lx.peek().is("}")) {
+    while (!lx.next_is("}")) {
         Rgb& c = li.colors.emplace_back();
         LK_TRY_ASSIGN(c.r, lx.number("colour"));
         LK_TRY_ASSIGN(c.g, lx.number("colour"));
@@ -241,18 +257,18 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     do {
         LK_TRY_ASSIGN(double s, lx.number("skill"));
         m.skills.push_back(s);
-    } while (!next_on_new_line(lx));
+    } while (!lx.next_on_new_line());
     m.text_quoted_flags = lx.peek().text.starts_with("'");
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_extended = true;
     LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
     LK_TRY_ASSIGN(std::string path, read_line_field(lx, "path"));
     m.path = opt_string(path);
     LK_TRY_ASSIGN(std::string s2, read_line_field(lx, "string2"));
     m.string2 = opt_string(s2);
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_material_lines = true;
     LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
     m.material = opt_string(mat);
@@ -272,7 +288,7 @@ Result<void> read_node_skills(Lexer& lx, std::uint32_t n, Path& p) {
             LK_TRY_ASSIGN(double s, lx.number("node skill"));
             p.node_skills.push_back(s);
             ++k;
-        } while (!next_on_new_line(lx));
+        } while (!lx.next_on_new_line());
         if (i == 0) p.skills_per_node = k;
         if (k != p.skills_per_node) {
             return lx.error(lx.peek(), "wmp.bad-count",
@@ -290,7 +306,7 @@ Result<void> read_path_record(Lexer& lx, Path& p) {
     for (auto& v : p.nodes) {
         LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
     }
-    p.has_node_skills = !lx.peek().is("}");
+    p.has_node_skills = !lx.next_is("}");
     if (!p.has_node_skills) return {};
     // levelkit's spelling for WED 7+ paths: node skill lines, then `E` and E edge lines.
     LK_TRY(read_node_skills(lx, n, p));
@@ -317,39 +333,42 @@ struct PendingObject {
     std::optional<PendingRef> payload;
 };
 
-Result<void> read_object_record(Lexer& lx, Object& o, PendingObject& pend) {
-    LK_TRY_ASSIGN(o.transform.position, read_paren_vec3(lx, "object position"));
-    LK_TRY_ASSIGN(o.transform.angles, read_paren_vec3(lx, "object angles"));
-    LK_TRY_ASSIGN(o.transform.scale, read_paren_vec3(lx, "object scale"));
-    while (!lx.peek().is("}")) {
-        const Token kw = lx.peek();
-        LK_TRY_ASSIGN(std::string_view k, lx.word("object reference"));
+bool get_object_record(Lexer& lx, Object& o, PendingObject& pend) {
+    if (!get_paren_vec3(lx, o.transform.position, "object position") ||
+        !get_paren_vec3(lx, o.transform.angles, "object angles") ||
+        !get_paren_vec3(lx, o.transform.scale, "object scale")) {
+        return false;
+    }
+    while (!lx.next_is('}')) {
+        std::string_view k;
+        if (!lx.get_word(k, "object reference")) return false;
+        const Token kw = lx.last_token();
         if (k == "object") {
             do {
-                if (lx.peek().is(",")) lx.next();
-                const Token t = lx.peek();
-                LK_TRY_ASSIGN(std::int64_t n, lx.integer("child object number"));
-                pend.children.push_back({RecordKind::object, n, t.offset});
-            } while (lx.peek().is(","));
+                if (lx.next_is(',')) lx.next();
+                std::int64_t n;
+                if (!lx.get_integer(n, "child object number")) return false;
+                pend.children.push_back({RecordKind::object, n, lx.last_token().offset});
+            } while (lx.next_is(','));
             continue;
         }
         auto kind = kind_from_class_name(k);
         if (!kind || *kind == Kind::group) {
-            return lx.error(kw, "wmp.bad-reference", "unknown payload kind in object");
+            return lx.fail(lx.error(kw, "wmp.bad-reference", "unknown payload kind in object"));
         }
         if (pend.payload) {
-            return lx.error(kw, "wmp.bad-reference", "an object owns at most one payload");
+            return lx.fail(lx.error(kw, "wmp.bad-reference", "an object owns at most one payload"));
         }
-        const Token t = lx.peek();
-        LK_TRY_ASSIGN(std::int64_t n, lx.integer("payload number"));
+        std::int64_t n;
+        if (!lx.get_integer(n, "payload number")) return false;
         static constexpr RecordKind kMap[] = {
             RecordKind::object, RecordKind::level, RecordKind::block,
             RecordKind::model,  RecordKind::light, RecordKind::start,
             RecordKind::sound,  RecordKind::path,  RecordKind::region};
-        pend.payload = PendingRef{kMap[static_cast<int>(*kind)], n, t.offset};
+        pend.payload = PendingRef{kMap[static_cast<int>(*kind)], n, lx.last_token().offset};
         o.kind = *kind;
     }
-    return {};
+    return true;
 }
 
 Result<void> read_unknown_body(Lexer& lx, UnknownRecord& u) {
@@ -368,13 +387,13 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
     LK_TRY(lx.expect("{", "wed section"));
     wed.has_palette = false;
     wed.has_wad_section = false;
-    while (!lx.peek().is("}")) {
+    while (!lx.next_is("}")) {
         LK_TRY_ASSIGN(std::string_view name, lx.word("wed section name"));
         LK_TRY(lx.expect("{", "wed section"));
         if (name == "palette" && !wed.has_palette) {
             wed.has_palette = true;
             wed.section_order.push_back(WedData::kPalette);
-            while (!lx.peek().is("}")) {
+            while (!lx.next_is("}")) {
                 const Token t = lx.peek();
                 unsigned byte = 0;
                 bool ok = t.kind == Tok::word && !t.text.empty() && t.text.size() <= 2;
@@ -397,7 +416,7 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
             for (double& h : wed.wad_header) {
                 LK_TRY_ASSIGN(h, lx.number("wad list header"));
             }
-            while (!lx.peek().is("}")) {
+            while (!lx.next_is("}")) {
                 Wad w;
                 LK_TRY_ASSIGN(std::string_view p, lx.angle("WAD path"));
                 w.path = p;
@@ -407,11 +426,11 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
         } else {
             WedData::Section s;
             s.name = name;
-            while (!lx.peek().is("}")) {
+            while (!lx.next_is("}")) {
                 if (lx.peek().kind == Tok::end) {
                     return lx.error(lx.peek(), "wmp.unterminated", "wed section is not closed");
                 }
-                if (s.lines.empty() || next_on_new_line(lx)) s.lines.emplace_back();
+                if (s.lines.empty() || lx.next_on_new_line()) s.lines.emplace_back();
                 s.lines.back().emplace_back(lx.next().text);
             }
             wed.section_order.push_back(static_cast<std::int32_t>(wed.sections.size()));
@@ -524,7 +543,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     const std::string_view text = data.text();
     LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
-    Lexer lx(text, {}, &lv.layout);
+    Lexer lx(text, {}, lv.layout);
 
     auto head = lx.comment();
     if (!head || detail::comment_text(head->text) != "WMP2") {
@@ -536,7 +555,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.header.created_prefix = prefix;
         lv.header.created = std::string(date);
     }
-    if (lx.peek().is("version")) {
+    if (lx.next_is("version")) {
         lx.next();
         LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
     }
@@ -547,7 +566,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                                                 : lv.header.objects;
         LK_TRY_ASSIGN(dst, lx.integer(key));
     }
-    lv.wed.present = lx.peek().is("wed");
+    lv.wed.present = lx.next_is("wed");
     if (lv.wed.present) {
         lx.next();
         WMP_TRY_UNDER("wed", read_wed(lx, lv.wed));
@@ -596,7 +615,9 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     o.number = number;
                     o.name = label;
                     o.class_text = "object";
-                    WMP_TRY_UNDER(path, read_object_record(lx, o, pending.emplace_back()));
+                    if (!get_object_record(lx, o, pending.emplace_back())) {
+                        return under(lx.take_error(), path);
+                    }
                     break;
                 }
                 case Kind::block: {
@@ -621,7 +642,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
                         LK_TRY_ASSIGN(l.range, lx.number("light range"));
                         // levelkit writes WMPB light flags as a fifth value when they are set.
-                        if (!lx.peek().is("}") && !next_on_new_line(lx)) {
+                        if (!lx.next_is("}") && !lx.next_on_new_line()) {
                             LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
                         }
                         return {};
@@ -674,11 +695,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.record_order.push_back(ref);
         lv.record_spans.push_back({first, lx.token_count()});
     }
-    if (lv.layout.empty()) {
+    if (lx.token_count() == 0) {
         return lx.error(lx.peek(), "wmp.empty", "the file has no content");
     }
     LK_TRY(link_objects(lv, pending, lx));
     check_counts(lv, warnings);
+    lx.finish();
     return lv;
 }
 
@@ -703,19 +725,19 @@ Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
     do {
         LK_TRY_ASSIGN(double s, lx.number("skill"));
         m.skills.push_back(s);
-    } while (!next_on_new_line(lx));
+    } while (!lx.next_on_new_line());
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_extended = true;
     LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
     LK_TRY_ASSIGN(m.mm_path_index, lx.integer("path index"));
     LK_TRY_ASSIGN(m.mm_reserved, lx.integer("model value"));
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_material_lines = true;
     LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
     m.material = opt_string(mat);
-    for (std::uint16_t tag = 0; !lx.peek().is("}") && !lx.at_end(); ++tag) {
+    for (std::uint16_t tag = 0; !lx.next_is("}") && !lx.at_end(); ++tag) {
         LK_TRY_ASSIGN(std::string s, read_line_field(lx, "entity string"));
         if (s != kNdef) m.strings.push_back({tag, std::move(s)});
     }
@@ -731,7 +753,7 @@ Result<void> read_mm_path(Lexer& lx, Path& p) {
         LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
     }
     LK_TRY(read_node_skills(lx, n, p));
-    while (!lx.peek().is("}")) {
+    while (!lx.next_is("}")) {
         PathEdge& e = p.edges.emplace_back();
         const Token t = lx.peek();
         LK_TRY_ASSIGN(std::uint32_t from, lx.index("edge start"));
@@ -758,7 +780,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
     lv.wed.present = lv.wed.has_palette = lv.wed.has_wad_section = false;
-    Lexer lx(text, {}, &lv.layout);
+    Lexer lx(text, {}, lv.layout);
 
     auto banner = lx.comment();
     if (banner) lv.header.mm_banner = std::string(detail::comment_text(banner->text));
@@ -785,9 +807,9 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
         WMP_TRY_UNDER(path, lx.expect("{", "record start"));
         auto kc = lx.comment_on_line();
         const std::string_view kind = kc ? detail::comment_text(kc->text) : std::string_view{};
-        const Token type_tok = lx.peek();
         auto type = lx.integer("record type");
         if (!type) return under(std::move(type).error(), path);
+        const Token type_tok = lx.last_token();
         RecordRef ref{RecordKind::unknown, 0};
         Transform t;
         auto body = [&]() -> Result<void> {
@@ -803,7 +825,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                 li.number = *type;
                 LK_TRY_ASSIGN(li.wad, read_line_field(lx, "level WAD"));
                 LK_TRY_ASSIGN(li.palette, read_line_field(lx, "palette"));
-                while (lx.peek().is("{")) {
+                while (lx.next_is("{")) {
                     const std::uint32_t bi = static_cast<std::uint32_t>(lv.blocks.size());
                     Block& b = lv.blocks.emplace_back();
                     lx.next();
@@ -909,6 +931,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     lv.header.blocks = static_cast<std::int64_t>(lv.blocks.size());
     lv.header.entities = static_cast<std::int64_t>(lv.entity_count());
     lv.header.objects = static_cast<std::int64_t>(lv.objects.size());
+    lx.finish();
     return lv;
 }
 
