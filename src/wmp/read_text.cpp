@@ -1,6 +1,5 @@
 // WMP2 text (A4, A5, A6-A8) and `$$M` readers.
 #include <algorithm>
-#include <unordered_map>
 
 #include "levelkit/wmp/wmp.hpp"
 #include "model_util.hpp"
@@ -450,31 +449,73 @@ std::uint32_t push(std::vector<T>& v, std::int64_t number, std::optional<std::st
     return static_cast<std::uint32_t>(v.size() - 1);
 }
 
+// The records of one kind by number, for resolving references; the first record of a number
+// wins. WED numbers each kind densely from 0, so numbers index a table; files with sparse or
+// negative numbers are searched in a sorted list instead.
+class NumberIndex {
+public:
+    void add(std::int64_t number, std::uint32_t index) { entries_.push_back({number, index}); }
+    void build() {
+        const auto limit = static_cast<std::int64_t>(2 * entries_.size() + 16);
+        std::int64_t max = -1;
+        for (const auto& e : entries_) {
+            if (e.first < 0 || e.first >= limit) {
+                std::stable_sort(entries_.begin(), entries_.end(),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+                return;
+            }
+            max = std::max(max, e.first);
+        }
+        table_.assign(static_cast<std::size_t>(max + 1), kNone);
+        for (const auto& e : entries_) {
+            auto& slot = table_[static_cast<std::size_t>(e.first)];
+            if (slot == kNone) slot = e.second;
+        }
+        dense_ = true;
+    }
+    std::optional<std::uint32_t> find(std::int64_t number) const {
+        if (dense_) {
+            if (number < 0 || static_cast<std::uint64_t>(number) >= table_.size()) return {};
+            const std::uint32_t i = table_[static_cast<std::size_t>(number)];
+            return i == kNone ? std::nullopt : std::optional(i);
+        }
+        auto it = std::lower_bound(entries_.begin(), entries_.end(), number,
+                                   [](const auto& e, std::int64_t n) { return e.first < n; });
+        if (it == entries_.end() || it->first != number) return {};
+        return it->second;
+    }
+
+private:
+    static constexpr std::uint32_t kNone = UINT32_MAX;  // no record (indices are smaller)
+    std::vector<std::pair<std::int64_t, std::uint32_t>> entries_;
+    std::vector<std::uint32_t> table_;
+    bool dense_ = false;
+};
+
 // Links object references and finds the root; errors on dangling references and cycles.
 Result<void> link_objects(Level& lv, const std::vector<PendingObject>& pending, const Lexer& lx) {
-    std::unordered_map<std::int64_t, std::uint32_t>
-        by_number[static_cast<int>(RecordKind::unknown)];
+    NumberIndex by_number[static_cast<int>(RecordKind::unknown)];
     auto table = [&](RecordKind k) -> auto& {
         return by_number[static_cast<int>(k)];
     };
     for (const RecordRef& r : lv.record_order) {
         if (r.kind == RecordKind::unknown || r.kind == RecordKind::sun) continue;
-        const std::int64_t n = payload_number(lv, kind_of(r.kind), r.index);
-        table(r.kind).emplace(n, r.index);
+        table(r.kind).add(payload_number(lv, kind_of(r.kind), r.index), r.index);
     }
+    for (auto& t : by_number) t.build();
     auto resolve = [&](const PendingRef& ref) -> Result<std::uint32_t> {
-        auto& t = table(ref.kind);
-        auto it = t.find(ref.number);
-        if (it == t.end()) {
+        const auto found = table(ref.kind).find(ref.number);
+        if (!found) {
             return lx.lines().error_at(ref.offset, "wmp.dangling-reference",
                                        "reference to a record that does not exist (number " +
                                            std::to_string(ref.number) + ")");
         }
-        return it->second;
+        return *found;
     };
     std::vector<std::uint8_t> is_child(lv.objects.size(), 0);
     for (std::size_t i = 0; i < lv.objects.size(); ++i) {
         Object& o = lv.objects[i];
+        o.children.reserve(pending[i].children.size());
         for (const PendingRef& c : pending[i].children) {
             LK_TRY_ASSIGN(std::uint32_t idx, resolve(c));
             o.children.push_back(idx);
