@@ -253,6 +253,7 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
     m.action = opt_string(action);
     // Skills fill one line (8 or 20 values); the flags start the next.
+    m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
     do {
         LK_TRY_ASSIGN(double s, lx.number("skill"));
         m.skills.push_back(s);
@@ -392,11 +393,16 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
         if (name == "palette" && !wed.has_palette) {
             wed.has_palette = true;
             wed.section_order.push_back(WedData::kPalette);
-            while (!lx.next_is("}")) {
-                const Token t = lx.peek();
+            wed.palette.reserve(768);  // 256 RGB triples
+            while (!lx.next_is('}')) {
+                std::string_view w;
+                if (!lx.next_word(w)) {
+                    return lx.error(lx.peek(), "wmp.bad-palette",
+                                    "expected a hex byte in the palette");
+                }
                 unsigned byte = 0;
-                bool ok = t.kind == Tok::word && !t.text.empty() && t.text.size() <= 2;
-                for (char c : t.text) {
+                bool ok = w.size() <= 2;
+                for (char c : w) {
                     const int d = (c >= '0' && c <= '9')   ? c - '0'
                                   : (c >= 'a' && c <= 'f') ? c - 'a' + 10
                                   : (c >= 'A' && c <= 'F') ? c - 'A' + 10
@@ -404,9 +410,10 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
                     if (d < 0) ok = false;
                     byte = byte * 16 + static_cast<unsigned>(d < 0 ? 0 : d);
                 }
-                if (!ok)
-                    return lx.error(t, "wmp.bad-palette", "expected a hex byte in the palette");
-                lx.next();
+                if (!ok) {
+                    return lx.error(lx.last_token(), "wmp.bad-palette",
+                                    "expected a hex byte in the palette");
+                }
                 wed.palette.push_back(static_cast<std::uint8_t>(byte));
             }
         } else if (name == "wad" && !wed.has_wad_section) {
@@ -615,6 +622,14 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.wed.has_palette = lv.wed.has_wad_section = false;
     }
     lv.prologue_span = {0, lx.token_count()};
+    // The header's counts, as far as the rest of the text can hold them, save the record
+    // vectors their regrowth (an object record takes at least 31 bytes, a block 17).
+    const auto capped = [&](std::int64_t n, std::size_t min_bytes) {
+        const std::size_t room = (text.size() - lx.offset()) / min_bytes;
+        return n <= 0 ? 0 : std::min(static_cast<std::size_t>(n), room);
+    };
+    lv.objects.reserve(capped(lv.header.objects, 31));
+    lv.blocks.reserve(capped(lv.header.blocks, 17));
 
     if (!lv.header.version)
         lv.dialect = Dialect::wmp2_a4;
@@ -624,6 +639,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.dialect = Dialect::wmp2_a6;
 
     std::vector<PendingObject> pending;
+    pending.reserve(lv.objects.capacity());
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
         LK_TRY_ASSIGN(std::string_view kw, lx.word("record keyword"));
@@ -631,7 +647,8 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         LK_TRY(lx.expect("{", "record start"));
         std::optional<std::string> label;
         if (auto c = lx.comment_on_line()) label = std::string(detail::comment_text(c->text));
-        const std::string path = std::string(kw) + "[" + std::to_string(number) + "]";
+        // The logical path of errors, made only for one.
+        const auto path = [&] { return std::string(kw) + "[" + std::to_string(number) + "]"; };
         RecordRef ref{RecordKind::unknown, 0};
         auto kind = kind_from_class_name(kw);
         if (!kind) {
@@ -645,9 +662,9 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     lx.lines()
                         .warning_at(lx.offset(), "wmp.unknown-record",
                                     "unknown record '" + printable(kw) + "' kept as it is")
-                        .with_path(path));
+                        .with_path(path()));
             }
-            WMP_TRY_UNDER(path, read_unknown_body(lx, u));
+            WMP_TRY_UNDER(path(), read_unknown_body(lx, u));
         } else {
             switch (*kind) {
                 case Kind::group: {
@@ -657,22 +674,22 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     o.name = label;
                     o.class_text = "object";
                     if (!get_object_record(lx, o, pending.emplace_back())) {
-                        return under(lx.take_error(), path);
+                        return under(lx.take_error(), path());
                     }
                     break;
                 }
                 case Kind::block: {
                     ref = {RecordKind::block, push(lv.blocks, number, label)};
-                    WMP_TRY_UNDER(path, read_block_body(lx, lv.blocks.back(), false));
+                    WMP_TRY_UNDER(path(), read_block_body(lx, lv.blocks.back(), false));
                     break;
                 }
                 case Kind::level:
                     ref = {RecordKind::level, push(lv.levels, number, label)};
-                    WMP_TRY_UNDER(path, read_level_record(lx, lv.levels.back()));
+                    WMP_TRY_UNDER(path(), read_level_record(lx, lv.levels.back()));
                     break;
                 case Kind::model:
                     ref = {RecordKind::model, push(lv.models, number, label)};
-                    WMP_TRY_UNDER(path, read_model_record(lx, lv.models.back()));
+                    WMP_TRY_UNDER(path(), read_model_record(lx, lv.models.back()));
                     break;
                 case Kind::light: {
                     ref = {RecordKind::light, push(lv.lights, number, label)};
@@ -688,13 +705,13 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         }
                         return {};
                     };
-                    WMP_TRY_UNDER(path, rd());
+                    WMP_TRY_UNDER(path(), rd());
                     break;
                 }
                 case Kind::start: {
                     ref = {RecordKind::start, push(lv.starts, number, label)};
                     auto name = read_line_field(lx, "start name");
-                    if (!name) return under(std::move(name).error(), path);
+                    if (!name) return under(std::move(name).error(), path());
                     lv.starts.back().name = std::move(name).value();
                     break;
                 }
@@ -711,12 +728,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         LK_TRY_ASSIGN(s.range, lx.number("sound range"));
                         return {};
                     };
-                    WMP_TRY_UNDER(path, rd());
+                    WMP_TRY_UNDER(path(), rd());
                     break;
                 }
                 case Kind::path:
                     ref = {RecordKind::path, push(lv.paths, number, label)};
-                    WMP_TRY_UNDER(path, read_path_record(lx, lv.paths.back()));
+                    WMP_TRY_UNDER(path(), read_path_record(lx, lv.paths.back()));
                     break;
                 case Kind::region: {
                     ref = {RecordKind::region, push(lv.regions, number, label)};
@@ -727,12 +744,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         LK_TRY_ASSIGN(r.maxs, read_vec3(lx, "region maximum"));
                         return {};
                     };
-                    WMP_TRY_UNDER(path, rd());
+                    WMP_TRY_UNDER(path(), rd());
                     break;
                 }
             }
         }
-        WMP_TRY_UNDER(path, lx.expect("}", "record end"));
+        WMP_TRY_UNDER(path(), lx.expect("}", "record end"));
         lv.record_order.push_back(ref);
         lv.record_spans.push_back({first, lx.token_count()});
     }
@@ -748,10 +765,9 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
 namespace {
 
 Result<void> read_mm_transform(Lexer& lx, Transform& t, bool has_scale) {
-    LK_TRY_ASSIGN(t.position, read_vec3(lx, "position"));
-    LK_TRY_ASSIGN(t.angles, read_vec3(lx, "angles"));
-    if (has_scale) {
-        LK_TRY_ASSIGN(t.scale, read_vec3(lx, "scale"));
+    if (!get_vec3(lx, t.position, "position") || !get_vec3(lx, t.angles, "angles") ||
+        (has_scale && !get_vec3(lx, t.scale, "scale"))) {
+        return lx.take_error();
     }
     return {};
 }
@@ -763,6 +779,7 @@ Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
     LK_TRY_ASSIGN(m.name, read_line_field(lx, "entity name"));
     LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
     m.action = opt_string(action);
+    m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
     do {
         LK_TRY_ASSIGN(double s, lx.number("skill"));
         m.skills.push_back(s);
@@ -844,12 +861,14 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     bool saw_level = false, saw_sun = false;
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
-        const std::string path = "record[" + std::to_string(record_no++) + "]";
-        WMP_TRY_UNDER(path, lx.expect("{", "record start"));
+        const std::size_t record = record_no++;
+        // The logical path of errors, made only for one.
+        const auto path = [record] { return "record[" + std::to_string(record) + "]"; };
+        WMP_TRY_UNDER(path(), lx.expect("{", "record start"));
         auto kc = lx.comment_on_line();
         const std::string_view kind = kc ? detail::comment_text(kc->text) : std::string_view{};
         auto type = lx.integer("record type");
-        if (!type) return under(std::move(type).error(), path);
+        if (!type) return under(std::move(type).error(), path());
         const Token type_tok = lx.last_token();
         RecordRef ref{RecordKind::unknown, 0};
         Transform t;
@@ -959,12 +978,12 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                                   .warning_at(type_tok.offset, "wmp.unknown-record",
                                               "unknown $$M record kind '" + printable(kind) +
                                                   "' kept as it is")
-                                  .with_path(path));
+                                  .with_path(path()));
             }
             return read_unknown_body(lx, u);
         };
-        WMP_TRY_UNDER(path, body());
-        WMP_TRY_UNDER(path, lx.expect("}", "record end"));
+        WMP_TRY_UNDER(path(), body());
+        WMP_TRY_UNDER(path(), lx.expect("}", "record end"));
         lv.record_order.push_back(ref);
         lv.record_spans.push_back({first, lx.token_count()});
     }
