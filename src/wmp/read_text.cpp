@@ -1,5 +1,6 @@
 // WMP2 text (A4, A5, A6-A8) and `$$M` readers.
 #include <algorithm>
+#include <cstring>
 
 #include "levelkit/wmp/wmp.hpp"
 #include "model_util.hpp"
@@ -138,10 +139,7 @@ bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
         f.uvs.reserve(n);  // one pair per vertex, as writers give them
         while (!lx.next_is(']')) {
             std::array<double, 2>& uv = f.uvs.emplace_back();
-            if (!lx.get_number(uv[0], "texture coordinate") ||
-                !lx.get_number(uv[1], "texture coordinate")) {
-                return false;
-            }
+            if (lx.take_numbers(uv.data(), 2) != 2) return lx.fail_number("texture coordinate");
         }
         lx.next();
     }
@@ -255,8 +253,7 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     // Skills fill one line (8 or 20 values); the flags start the next.
     m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
     do {
-        LK_TRY_ASSIGN(double s, lx.number("skill"));
-        m.skills.push_back(s);
+        if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
     } while (!lx.next_on_new_line());
     m.text_quoted_flags = lx.peek().text.starts_with("'");
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
@@ -285,8 +282,7 @@ Result<void> read_node_skills(Lexer& lx, std::uint32_t n, Path& p) {
     for (std::uint32_t i = 0; i < n; ++i) {
         std::uint32_t k = 0;
         do {
-            LK_TRY_ASSIGN(double s, lx.number("node skill"));
-            p.node_skills.push_back(s);
+            if (!lx.get_number(p.node_skills.emplace_back(), "node skill")) return lx.take_error();
             ++k;
         } while (!lx.next_on_new_line());
         if (i == 0) p.skills_per_node = k;
@@ -695,10 +691,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     ref = {RecordKind::light, push(lv.lights, number, label)};
                     Light& l = lv.lights.back();
                     auto rd = [&]() -> Result<void> {
-                        LK_TRY_ASSIGN(l.color.r, lx.number("light red"));
-                        LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
-                        LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
-                        LK_TRY_ASSIGN(l.range, lx.number("light range"));
+                        if (!lx.get_number(l.color.r, "light red") ||
+                            !lx.get_number(l.color.g, "light green") ||
+                            !lx.get_number(l.color.b, "light blue") ||
+                            !lx.get_number(l.range, "light range")) {
+                            return lx.take_error();
+                        }
                         // levelkit writes WMPB light flags as a fifth value when they are set.
                         if (!lx.next_is("}") && !lx.next_on_new_line()) {
                             LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
@@ -781,8 +779,7 @@ Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
     m.action = opt_string(action);
     m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
     do {
-        LK_TRY_ASSIGN(double s, lx.number("skill"));
-        m.skills.push_back(s);
+        if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
     } while (!lx.next_on_new_line());
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
@@ -846,6 +843,15 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
     lv.prologue_span = {0, lx.token_count()};
 
+    // Every record and every block opens with '{' and adds an object: their count bounds the
+    // objects (a memchr pass over the text saves the vector of large objects its regrowth).
+    std::size_t braces = 0;
+    for (const char *p = text.data(), *end = p + text.size();
+         (p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))));
+         ++p) {
+        ++braces;
+    }
+    lv.objects.reserve(1 + braces);
     Object& root = lv.objects.emplace_back();
     root.kind = Kind::level;
     lv.root = 0;
@@ -925,11 +931,13 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                 ref = {RecordKind::light, push(lv.lights, *type, std::nullopt)};
                 Light& l = lv.lights.back();
                 LK_TRY(read_mm_transform(lx, t, false));
-                LK_TRY_ASSIGN(l.color.r, lx.number("light red"));
-                LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
-                LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
-                LK_TRY_ASSIGN(l.range, lx.number("light range"));
-                LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
+                if (!lx.get_number(l.color.r, "light red") ||
+                    !lx.get_number(l.color.g, "light green") ||
+                    !lx.get_number(l.color.b, "light blue") ||
+                    !lx.get_number(l.range, "light range") ||
+                    !lx.get_bits(l.flags, "light flags")) {
+                    return lx.take_error();
+                }
                 add_object(Kind::light, ref.index, t);
                 return {};
             }

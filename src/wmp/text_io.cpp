@@ -238,17 +238,6 @@ Result<void> Lexer::expect(std::string_view s, std::string_view field) {
     return {};
 }
 
-bool Lexer::get_punct(char c, std::string_view field) {
-    if (!have_peek_) {
-        const std::size_t p = skip_spaces(pos_);
-        if (p < text_.size() && !(cls(text_[p]) & kComment) && char_token_at(p, c)) {
-            consume(p, p + 1);
-            return true;
-        }
-    }
-    return punct_general(c, field);
-}
-
 bool Lexer::punct_general(char c, std::string_view field) {
     const char s[1] = {c};
     return expect_general(std::string_view(s, 1), field);
@@ -256,55 +245,6 @@ bool Lexer::punct_general(char c, std::string_view field) {
 
 // Numbers: the fast paths take plain decimals ("-33.625042", "128") and give exactly what the
 // general parsers give for them; every other spelling goes the general way.
-
-// Always inlined: the loops of the number fast paths.
-[[gnu::always_inline]] inline std::size_t Lexer::digits(std::size_t i, std::uint64_t& m) const {
-    const char* s = text_.data();
-    std::uint64_t v = m;
-    if (i < digit_stop_) {
-        for (unsigned d; (d = static_cast<unsigned char>(s[i] - '0')) < 10; ++i) v = v * 10 + d;
-    } else {
-        for (unsigned d; i < text_.size() && (d = static_cast<unsigned char>(s[i] - '0')) < 10;
-             ++i) {
-            v = v * 10 + d;
-        }
-    }
-    m = v;  // wraps for runs of 20 digits or more, which no fast path takes
-    return i;
-}
-
-std::size_t Lexer::take_numbers(double* out, std::size_t count) {
-    static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    const char* s = text_.data();
-    const std::size_t n = text_.size();
-    for (std::size_t k = 0; k < count; ++k) {
-        const std::size_t p = plain_token_start();
-        if (p != std::string_view::npos) {
-            const bool neg = s[p] == '-';
-            std::uint64_t m = 0;
-            std::size_t i = digits(p + neg, m);
-            std::size_t total = i - p - neg, frac = 0;
-            if (i < n && s[i] == '.') {
-                const std::size_t e = digits(i + 1, m);
-                frac = e - (i + 1);
-                total += frac;
-                i = e;
-            }
-            // At most 15 digits: the mantissa and the power of ten are exact doubles, so one
-            // division rounds correctly, as the general parser does.
-            if (total != 0 && total <= 15 && (i == n || (cls(s[i]) & kBreak))) {
-                const double v =
-                    frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
-                out[k] = neg ? -v : v;
-                consume(p, i);
-                continue;
-            }
-        }
-        if (!take_number_general(out[k])) return k;
-    }
-    return count;
-}
 
 bool Lexer::take_number_general(double& out) {
     const Token& t = peek();
@@ -359,21 +299,6 @@ Result<std::int64_t> Lexer::integer(std::string_view field) {
     std::int64_t v;
     if (!get_integer(v, field)) return take_error();
     return v;
-}
-
-bool Lexer::take_index(std::uint32_t& out) {
-    const std::size_t p = plain_token_start();
-    if (p == std::string_view::npos) return take_index_general(out);
-    const std::size_t n = text_.size();
-    std::uint64_t m = 0;
-    const std::size_t e = digits(p, m);
-    // A sign, more than 9 digits or a glued character: the general path judges (and reports).
-    if (e == p || e - p > 9 || (e < n && !(cls(text_[e]) & kBreak))) {
-        return take_index_general(out);
-    }
-    out = static_cast<std::uint32_t>(m);
-    consume(p, e);
-    return true;
 }
 
 bool Lexer::take_index_general(std::uint32_t& out) {

@@ -121,18 +121,32 @@ public:
     // carries a whole Diagnostic that every successful call builds and destroys; these carry a
     // bool, and the error is only made when there is one.
     bool get_literal(std::string_view s, std::string_view field);  // `s` as for next_is
-    bool get_punct(char c, std::string_view field);
+    bool get_punct(char c, std::string_view field) {
+        if (!have_peek_) {
+            const std::size_t p = skip_spaces(pos_);
+            if (p < text_.size() && !(cls(text_[p]) & kComment) && char_token_at(p, c)) {
+                consume(p, p + 1);
+                return true;
+            }
+        }
+        return punct_general(c, field);
+    }
     bool get_number(double& out, std::string_view field) {
-        return take_numbers(&out, 1) == 1 || fail_number(field);
+        return fast_number(out) || take_number_general(out) || fail_number(field);
     }
     // Reads `count` numbers in one call; returns how many were read (short: the token after
     // them is bad and peeked, and fail_number makes its error).
-    std::size_t take_numbers(double* out, std::size_t count);
+    std::size_t take_numbers(double* out, std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k) {
+            if (!fast_number(out[k]) && !take_number_general(out[k])) return k;
+        }
+        return count;
+    }
     bool get_integer(std::int64_t& out, std::string_view field) {
         return take_integer(out) || fail_integer(field);
     }
     bool get_index(std::uint32_t& out, std::string_view field) {
-        return take_index(out) || fail_index(field);
+        return fast_index(out) || take_index_general(out) || fail_index(field);
     }
     bool get_bits(std::uint32_t& out, std::string_view field) {
         return take_bits(out) || fail_bits(field);
@@ -208,7 +222,6 @@ private:
     void scan();
 
     bool take_integer(std::int64_t& out);
-    bool take_index(std::uint32_t& out);
     bool take_bits(std::uint32_t& out);
     bool take_word(std::string_view& out);
     // The general paths behind the fast ones (any token the fast path does not take).
@@ -220,8 +233,64 @@ private:
     bool punct_general(char c, std::string_view field);
     // The general path of expect: true, or false with the error kept.
     bool expect_general(std::string_view s, std::string_view field);
-    // The digits at text_[i..] appended to m (m = m * 10^k + digits); returns their end.
-    std::size_t digits(std::size_t i, std::uint64_t& m) const;
+    // The fast paths of the numeric fields, inlined into the hot readers (a call costs as
+    // much as the parse of a short number): a plain spelling ("-33.625042", "128") is parsed
+    // and consumed in one pass, giving exactly what the general parsers give for it; for
+    // anything else they return false without consuming, and the general path decides.
+    [[gnu::always_inline]] bool fast_number(double& out) {
+        static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+        const std::size_t p = plain_token_start();
+        if (p == std::string_view::npos) return false;
+        const char* s = text_.data();
+        const std::size_t n = text_.size();
+        const bool neg = s[p] == '-';
+        std::uint64_t m = 0;
+        std::size_t i = digits(p + neg, m);
+        std::size_t total = i - p - neg, frac = 0;
+        if (i < n && s[i] == '.') {
+            const std::size_t e = digits(i + 1, m);
+            frac = e - (i + 1);
+            total += frac;
+            i = e;
+        }
+        // At most 15 digits: the mantissa and the power of ten are exact doubles, so one
+        // division rounds correctly, as the general parser does.
+        if (total == 0 || total > 15 || (i < n && !(cls(s[i]) & kBreak))) return false;
+        const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+        out = neg ? -v : v;
+        consume(p, i);
+        return true;
+    }
+    // Indices: at most 9 digits, no sign (a sign goes the general way, which rejects it).
+    [[gnu::always_inline]] bool fast_index(std::uint32_t& out) {
+        const std::size_t p = plain_token_start();
+        if (p == std::string_view::npos) return false;
+        std::uint64_t m = 0;
+        const std::size_t e = digits(p, m);
+        if (e == p || e - p > 9 || (e < text_.size() && !(cls(text_[e]) & kBreak))) return false;
+        out = static_cast<std::uint32_t>(m);
+        consume(p, e);
+        return true;
+    }
+    // The digits at text_[i..] appended to m (m = m * 10^k + digits); returns their end. m
+    // wraps for runs of 20 digits or more, which no fast path takes.
+    [[gnu::always_inline]] std::size_t digits(std::size_t i, std::uint64_t& m) const {
+        const char* s = text_.data();
+        std::uint64_t v = m;
+        if (i < digit_stop_) {
+            for (unsigned d; (d = static_cast<unsigned char>(s[i] - '0')) < 10; ++i) {
+                v = v * 10 + d;
+            }
+        } else {
+            for (unsigned d; i < text_.size() && (d = static_cast<unsigned char>(s[i] - '0')) < 10;
+                 ++i) {
+                v = v * 10 + d;
+            }
+        }
+        m = v;
+        return i;
+    }
 
     std::string_view text_;
     LexConfig cfg_;
