@@ -134,14 +134,12 @@ bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
     std::string_view tex;
     if (!lx.get_punct(':', "face separator") || !lx.get_word(tex, "texture name")) return false;
     f.texture = tex;
-    if (lx.next_is('[')) {
-        lx.next();
+    if (lx.accept('[')) {
         f.uvs.reserve(n);  // one pair per vertex, as writers give them
-        while (!lx.next_is(']')) {
+        while (!lx.accept(']')) {
             std::array<double, 2>& uv = f.uvs.emplace_back();
             if (lx.take_numbers(uv.data(), 2) != 2) return lx.fail_number("texture coordinate");
         }
-        lx.next();
     }
     if (lx.next_is('(')) {
         if (!get_tex_axis(lx, f.t1, "texture vector t1") ||
@@ -341,7 +339,7 @@ bool get_object_record(Lexer& lx, Object& o, PendingObject& pend) {
         const Token kw = lx.last_token();
         if (k == "object") {
             do {
-                if (lx.next_is(',')) lx.next();
+                lx.accept(',');
                 std::int64_t n;
                 if (!lx.get_integer(n, "child object number")) return false;
                 pend.children.push_back({RecordKind::object, n, lx.last_token().offset});
@@ -891,10 +889,9 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                 li.number = *type;
                 LK_TRY_ASSIGN(li.wad, read_line_field(lx, "level WAD"));
                 LK_TRY_ASSIGN(li.palette, read_line_field(lx, "palette"));
-                while (lx.next_is("{")) {
+                while (lx.accept('{')) {
                     const std::uint32_t bi = static_cast<std::uint32_t>(lv.blocks.size());
                     Block& b = lv.blocks.emplace_back();
-                    lx.next();
                     if (auto c = lx.comment_on_line())
                         b.label = std::string(detail::comment_text(c->text));
                     b.number = bi;

@@ -78,6 +78,21 @@ public:
         const char s[1] = {c};
         return peek().is(std::string_view(s, 1));
     }
+    // Consumes the next token if next_is(c), saying whether it did.
+    bool accept(char c) {
+        if (!have_peek_) {
+            const std::size_t p = skip_spaces(pos_);
+            if (p >= text_.size()) return false;
+            if (!(cls(text_[p]) & kComment)) {
+                if (!char_token_at(p, c)) return false;
+                consume(p, p + 1);
+                return true;
+            }
+        }
+        if (!next_is(c)) return false;
+        next();
+        return true;
+    }
     // Consumes the next token if it is a word (not punctuation, an angle string or the end).
     bool next_word(std::string_view& out);
     // True if a line break (or the end of the input) separates the current position from the
