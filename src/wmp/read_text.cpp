@@ -616,14 +616,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.wed.has_palette = lv.wed.has_wad_section = false;
     }
     lv.prologue_span = {0, lx.token_count()};
-    // The header's counts, as far as the rest of the text can hold them, save the record
-    // vectors their regrowth (an object record takes at least 31 bytes, a block 17).
-    const auto capped = [&](std::int64_t n, std::size_t min_bytes) {
-        const std::size_t room = (text.size() - lx.offset()) / min_bytes;
-        return n <= 0 ? 0 : std::min(static_cast<std::size_t>(n), room);
-    };
-    lv.objects.reserve(capped(lv.header.objects, 31));
-    lv.blocks.reserve(capped(lv.header.blocks, 17));
+    // The header's object count, as far as the rest of the text can hold it (an object record
+    // takes at least 31 bytes), saves the vector of large objects its regrowth.
+    if (lv.header.objects > 0) {
+        lv.objects.reserve(std::min(static_cast<std::size_t>(lv.header.objects),
+                                    (text.size() - lx.offset()) / 31));
+    }
 
     if (!lv.header.version)
         lv.dialect = Dialect::wmp2_a4;
@@ -841,15 +839,17 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
     lv.prologue_span = {0, lx.token_count()};
 
-    // Every record and every block opens with '{' and adds an object: their count bounds the
-    // objects (a memchr pass over the text saves the vector of large objects its regrowth).
+    // Every record and every block opens with '{' and adds at most one object: a memchr count of
+    // '{' saves the vector of large objects its regrowth. It is only a capacity hint, capped at
+    // one object per 24 bytes (nearly every record takes more), so that text full of braces
+    // reserves no more than a real level of its size could use.
     std::size_t braces = 0;
     for (const char *p = text.data(), *end = p + text.size();
          (p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))));
          ++p) {
         ++braces;
     }
-    lv.objects.reserve(1 + braces);
+    lv.objects.reserve(1 + std::min(braces, text.size() / 24));
     Object& root = lv.objects.emplace_back();
     root.kind = Kind::level;
     lv.root = 0;
