@@ -58,8 +58,6 @@ std::string_view comment_text(std::string_view token) {
 
 // --- Lexer ---------------------------------------------------------------------------------
 
-namespace {}  // namespace
-
 Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout& layout)
     : text_(text), cfg_(cfg), layout_(layout), lines_(text) {
     for (char c : cfg_.punct) class_[static_cast<unsigned char>(c)] |= kBreak;
@@ -92,6 +90,7 @@ void Lexer::finish() {
 }
 
 void Lexer::grow() {
+    // Every token holds at least one byte of the text, so the count stays below its size.
     capacity_ = capacity_ * 2 + 16;
     layout_.token_begin.resize(capacity_);
     layout_.token_end.resize(capacity_);
@@ -243,8 +242,9 @@ bool Lexer::punct_general(char c, std::string_view field) {
     return expect_general(std::string_view(s, 1), field);
 }
 
-// Numbers: the fast paths take plain decimals ("-33.625042", "128") and give exactly what the
-// general parsers give for them; every other spelling goes the general way.
+// The typed consumers. Each takes a plain token in one pass (numbers and indices inline, in
+// text_io.hpp) and leaves anything else to its general path: the token as scanned, through the
+// general parsers, which also make the errors.
 
 bool Lexer::take_number_general(double& out) {
     const Token& t = peek();
