@@ -72,7 +72,7 @@ Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
     const auto lf = text.find('\n');
     a.newline = (lf != std::string_view::npos && lf > 0 && text[lf - 1] == '\r') ? "\r\n" : "\n";
     a.editor = editor_of(text);
-    Lexer lx(text, kA3Lex, &a.layout);
+    Lexer lx(text, kA3Lex, a.layout);
     std::size_t n = 0;
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
@@ -187,6 +187,7 @@ Result<A3Level> read_a3(Blob data, Diagnostics* warnings) {
     if (a.order.empty()) {
         return lx.error(lx.peek(), "wmp.empty", "the A3 file has no records");
     }
+    lx.finish();
     return a;
 }
 

@@ -1,6 +1,6 @@
 // WMP2 text (A4, A5, A6-A8) and `$$M` readers.
 #include <algorithm>
-#include <unordered_map>
+#include <cstring>
 
 #include "levelkit/wmp/wmp.hpp"
 #include "model_util.hpp"
@@ -44,14 +44,22 @@ bool plausible_count(const Lexer& lx, std::uint64_t n) {
     return n <= (lx.text().size() - lx.offset()) / 2 + 1;
 }
 
-Result<std::uint32_t> read_count(Lexer& lx, std::string_view field) {
-    const Token t = lx.peek();
-    LK_TRY_ASSIGN(std::uint32_t n, lx.index(field));
+// The hot readers (geometry and object records) return bool and keep their error in the lexer
+// (Lexer::fail); the record loops turn it back into a Result.
+
+bool get_count(Lexer& lx, std::uint32_t& n, std::string_view field) {
+    if (!lx.get_index(n, field)) return false;
     if (!plausible_count(lx, n)) {
-        return lx.error(t, "wmp.bad-count",
-                        std::string(field) + " " + std::to_string(n) +
-                            " is more than the rest of the file can hold");
+        return lx.fail(lx.error(lx.last_token(), "wmp.bad-count",
+                                std::string(field) + " " + std::to_string(n) +
+                                    " is more than the rest of the file can hold"));
     }
+    return true;
+}
+
+Result<std::uint32_t> read_count(Lexer& lx, std::string_view field) {
+    std::uint32_t n;
+    if (!get_count(lx, n, field)) return lx.take_error();
     return n;
 }
 
@@ -60,153 +68,156 @@ Result<std::string> read_line_field(Lexer& lx, std::string_view field) {
     return std::string(t.text);
 }
 
+bool get_vec3(Lexer& lx, Vec3& v, std::string_view field) {
+    double a[3];
+    if (lx.take_numbers(a, 3) != 3) return lx.fail_number(field);
+    v = {a[0], a[1], a[2]};
+    return true;
+}
+
 Result<Vec3> read_vec3(Lexer& lx, std::string_view field) {
     Vec3 v;
-    for (int i = 0; i < 3; ++i) {
-        LK_TRY_ASSIGN(v[i], lx.number(field));
-    }
+    if (!get_vec3(lx, v, field)) return lx.take_error();
     return v;
 }
 
-Result<Vec3> read_paren_vec3(Lexer& lx, std::string_view field) {
-    LK_TRY(lx.expect("(", field));
-    LK_TRY_ASSIGN(Vec3 v, read_vec3(lx, field));
-    LK_TRY(lx.expect(")", field));
-    return v;
+bool get_paren_vec3(Lexer& lx, Vec3& v, std::string_view field) {
+    return lx.get_punct('(', field) && get_vec3(lx, v, field) && lx.get_punct(')', field);
 }
 
-Result<TexAxis> read_tex_axis(Lexer& lx, std::string_view field) {
-    TexAxis a;
-    LK_TRY(lx.expect("(", field));
-    LK_TRY_ASSIGN(a.axis, read_vec3(lx, field));
-    LK_TRY_ASSIGN(a.offset, lx.number(field));
-    LK_TRY(lx.expect(")", field));
-    return a;
-}
-
-// True if a line break separates the current position from the next token.
-bool next_on_new_line(Lexer& lx) {
-    const Token& t = lx.peek();
-    const std::string_view gap = lx.text().substr(lx.offset(), t.offset - lx.offset());
-    return gap.find_first_of("\r\n") != std::string_view::npos || t.kind == Tok::end;
+bool get_tex_axis(Lexer& lx, std::optional<TexAxis>& a, std::string_view field) {
+    double v[4];
+    if (!lx.get_punct('(', field)) return false;
+    if (lx.take_numbers(v, 4) != 4) return lx.fail_number(field);
+    a = TexAxis{{v[0], v[1], v[2]}, v[3]};
+    return lx.get_punct(')', field);
 }
 
 // WED's placement controls: `xoff yoff rotation xscale yscale`.
-Result<TexTransform> read_tex_transform(Lexer& lx) {
-    TexTransform tt;
-    LK_TRY_ASSIGN(tt.offset_x, lx.number("texture x offset"));
-    LK_TRY_ASSIGN(tt.offset_y, lx.number("texture y offset"));
-    LK_TRY_ASSIGN(tt.rotation, lx.number("texture rotation"));
-    LK_TRY_ASSIGN(tt.scale_x, lx.number("texture x scale"));
-    LK_TRY_ASSIGN(tt.scale_y, lx.number("texture y scale"));
-    return tt;
+bool get_tex_transform(Lexer& lx, std::optional<TexTransform>& t) {
+    static constexpr std::string_view kFields[] = {"texture x offset", "texture y offset",
+                                                   "texture rotation", "texture x scale",
+                                                   "texture y scale"};
+    double v[5];
+    if (const std::size_t k = lx.take_numbers(v, 5); k != 5) return lx.fail_number(kFields[k]);
+    t = TexTransform{v[0], v[1], v[2], v[3], v[4]};
+    return true;
 }
 
 // `: FLAGS ambient albedo material`.
-Result<void> read_surface(Lexer& lx, Face& f) {
-    LK_TRY(lx.expect(":", "surface separator"));
-    LK_TRY_ASSIGN(f.flags, lx.bits("surface flags"));
-    LK_TRY_ASSIGN(f.ambient, lx.number("ambient"));
-    LK_TRY_ASSIGN(f.albedo, lx.number("albedo"));
-    LK_TRY_ASSIGN(std::string_view mat, lx.word("material"));
+bool get_surface(Lexer& lx, Face& f) {
+    std::string_view mat;
+    if (!lx.get_punct(':', "surface separator") || !lx.get_bits(f.flags, "surface flags") ||
+        !lx.get_number(f.ambient, "ambient") || !lx.get_number(f.albedo, "albedo") ||
+        !lx.get_word(mat, "material")) {
+        return false;
+    }
     f.material = opt_string(mat);
-    return {};
+    return true;
 }
 
 // One polygon face: `n i1..in : TEX [uvs] [( t1 ) ( t2 )] [xoff yoff rot xs ys] : FLAGS amb alb
 // material`. `$$M` faces carry no placement controls (mm = true).
-Result<void> read_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
-    LK_TRY_ASSIGN(std::uint32_t n, read_count(lx, "face vertex count"));
+bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
+    std::uint32_t n;
+    if (!get_count(lx, n, "face vertex count")) return false;
     f.indices.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        const Token t = lx.peek();
-        LK_TRY_ASSIGN(f.indices[i], lx.index("vertex index"));
-        if (f.indices[i] >= vertex_count) {
-            return lx.error(t, "wmp.bad-vertex-index",
-                            "vertex index " + std::to_string(f.indices[i]) +
-                                " is out of range (the block has " + std::to_string(vertex_count) +
-                                " vertices)");
+    for (std::uint32_t& index : f.indices) {
+        if (!lx.get_index(index, "vertex index")) return false;
+        if (index >= vertex_count) {
+            return lx.fail(lx.error(lx.last_token(), "wmp.bad-vertex-index",
+                                    "vertex index " + std::to_string(index) +
+                                        " is out of range (the block has " +
+                                        std::to_string(vertex_count) + " vertices)"));
         }
     }
-    LK_TRY(lx.expect(":", "face separator"));
-    LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
+    std::string_view tex;
+    if (!lx.get_punct(':', "face separator") || !lx.get_word(tex, "texture name")) return false;
     f.texture = tex;
-    if (lx.peek().is("[")) {
-        lx.next();
+    if (lx.accept('[')) {
         f.uvs.reserve(n);  // one pair per vertex, as writers give them
-        while (!lx.peek().is("]")) {
-            std::array<double, 2> uv{};
-            LK_TRY_ASSIGN(uv[0], lx.number("texture coordinate"));
-            LK_TRY_ASSIGN(uv[1], lx.number("texture coordinate"));
-            f.uvs.push_back(uv);
+        while (!lx.accept(']')) {
+            std::array<double, 2>& uv = f.uvs.emplace_back();
+            if (lx.take_numbers(uv.data(), 2) != 2) return lx.fail_number("texture coordinate");
         }
-        lx.next();
     }
-    if (lx.peek().is("(")) {
-        LK_TRY_ASSIGN(f.t1, read_tex_axis(lx, "texture vector t1"));
-        LK_TRY_ASSIGN(f.t2, read_tex_axis(lx, "texture vector t2"));
+    if (lx.next_is('(')) {
+        if (!get_tex_axis(lx, f.t1, "texture vector t1") ||
+            !get_tex_axis(lx, f.t2, "texture vector t2")) {
+            return false;
+        }
     }
-    if (!mm) {
-        LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
-    }
-    return read_surface(lx, f);
+    if (!mm && !get_tex_transform(lx, f.transform)) return false;
+    return get_surface(lx, f);
 }
 
 // A4: `( p ) ( p ) ( p ) TEX xoff yoff rot xs ys : FLAGS amb alb material t1 t2 t3`.
-Result<void> read_plane_face(Lexer& lx, Face& f) {
+bool get_plane_face(Lexer& lx, Face& f) {
     for (auto& p : f.plane_points) {
-        LK_TRY_ASSIGN(p, read_paren_vec3(lx, "plane point"));
+        if (!get_paren_vec3(lx, p, "plane point")) return false;
     }
-    LK_TRY_ASSIGN(std::string_view tex, lx.word("texture name"));
+    std::string_view tex;
+    if (!lx.get_word(tex, "texture name")) return false;
     f.texture = tex;
-    LK_TRY_ASSIGN(f.transform, read_tex_transform(lx));
-    LK_TRY(read_surface(lx, f));
-    while (!next_on_new_line(lx) && lx.peek().kind == Tok::word) {
+    if (!get_tex_transform(lx, f.transform) || !get_surface(lx, f)) return false;
+    std::string_view w;
+    while (!lx.next_on_new_line() && lx.next_word(w)) {
         if (f.a4_tail.empty()) f.a4_tail.reserve(3);
-        f.a4_tail.emplace_back(lx.next().text);
+        f.a4_tail.emplace_back(w);
     }
-    return {};
+    return true;
 }
 
 // `{ FLAGS function [index] }`.
-Result<void> read_block_trailer(Lexer& lx, Block& b) {
-    LK_TRY(lx.expect("{", "block trailer"));
-    LK_TRY_ASSIGN(b.flags, lx.bits("block flags"));
-    LK_TRY_ASSIGN(std::string_view fn, lx.word("block function"));
-    b.function = opt_string(fn);
-    if (!lx.peek().is("}")) {
-        LK_TRY_ASSIGN(b.index, lx.integer("block index"));
+bool get_block_trailer(Lexer& lx, Block& b) {
+    std::string_view fn;
+    if (!lx.get_punct('{', "block trailer") || !lx.get_bits(b.flags, "block flags") ||
+        !lx.get_word(fn, "block function")) {
+        return false;
     }
-    LK_TRY(lx.expect("}", "block trailer end"));
-    return {};
+    b.function = opt_string(fn);
+    if (!lx.next_is('}')) {
+        std::int64_t index;
+        if (!lx.get_integer(index, "block index")) return false;
+        b.index = index;
+    }
+    return lx.get_punct('}', "block trailer end");
 }
 
-Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
-    if (lx.peek().is("(")) {
+bool get_block_body(Lexer& lx, Block& b, bool mm) {
+    if (lx.next_is('(')) {
         b.plane_syntax = true;
         b.faces.reserve(8);  // most plane blocks are boxes or wedges
-        while (lx.peek().is("(")) {
-            Face& f = b.faces.emplace_back();
-            WMP_TRY_UNDER("face[" + std::to_string(b.faces.size() - 1) + "]",
-                          read_plane_face(lx, f));
+        while (lx.next_is('(')) {
+            if (!get_plane_face(lx, b.faces.emplace_back())) {
+                return lx.fail_under("face[" + std::to_string(b.faces.size() - 1) + "]");
+            }
         }
-        return read_block_trailer(lx, b);
+        return get_block_trailer(lx, b);
     }
-    LK_TRY(lx.expect("vertices", "block vertex count"));
-    LK_TRY_ASSIGN(std::uint32_t nv, read_count(lx, "vertex count"));
-    LK_TRY(lx.expect("faces", "block face count"));
-    LK_TRY_ASSIGN(std::uint32_t nf, read_count(lx, "face count"));
+    std::uint32_t nv, nf;
+    if (!lx.get_literal("vertices", "block vertex count") || !get_count(lx, nv, "vertex count") ||
+        !lx.get_literal("faces", "block face count") || !get_count(lx, nf, "face count")) {
+        return false;
+    }
     b.vertices.resize(nv);
     for (std::uint32_t i = 0; i < nv; ++i) {
-        auto v = read_vec3(lx, "vertex coordinate");
-        if (!v) return under(std::move(v).error(), "vertex[" + std::to_string(i) + "]");
-        b.vertices[i] = *v;
+        if (!get_vec3(lx, b.vertices[i], "vertex coordinate")) {
+            return lx.fail_under("vertex[" + std::to_string(i) + "]");
+        }
     }
     b.faces.resize(nf);
     for (std::uint32_t i = 0; i < nf; ++i) {
-        WMP_TRY_UNDER("face[" + std::to_string(i) + "]", read_polygon_face(lx, b.faces[i], nv, mm));
+        if (!get_polygon_face(lx, b.faces[i], nv, mm)) {
+            return lx.fail_under("face[" + std::to_string(i) + "]");
+        }
     }
-    return read_block_trailer(lx, b);
+    return get_block_trailer(lx, b);
+}
+
+Result<void> read_block_body(Lexer& lx, Block& b, bool mm) {
+    if (!get_block_body(lx, b, mm)) return lx.take_error();
+    return {};
 }
 
 Result<void> read_level_record(Lexer& lx, LevelInfo& li) {
@@ -220,7 +231,7 @@ Result<void> read_level_record(Lexer& lx, LevelInfo& li) {
     LK_TRY_ASSIGN(std::string_view script, lx.angle("script"));
     li.script = opt_string(script);
     li.colors.clear();
-    while (!lx.peek().is("}")) {
+    while (!lx.next_is("}")) {
         Rgb& c = li.colors.emplace_back();
         LK_TRY_ASSIGN(c.r, lx.number("colour"));
         LK_TRY_ASSIGN(c.g, lx.number("colour"));
@@ -238,21 +249,21 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
     m.action = opt_string(action);
     // Skills fill one line (8 or 20 values); the flags start the next.
+    m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
     do {
-        LK_TRY_ASSIGN(double s, lx.number("skill"));
-        m.skills.push_back(s);
-    } while (!next_on_new_line(lx));
+        if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
+    } while (!lx.next_on_new_line());
     m.text_quoted_flags = lx.peek().text.starts_with("'");
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_extended = true;
     LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
     LK_TRY_ASSIGN(std::string path, read_line_field(lx, "path"));
     m.path = opt_string(path);
     LK_TRY_ASSIGN(std::string s2, read_line_field(lx, "string2"));
     m.string2 = opt_string(s2);
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_material_lines = true;
     LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
     m.material = opt_string(mat);
@@ -269,10 +280,9 @@ Result<void> read_node_skills(Lexer& lx, std::uint32_t n, Path& p) {
     for (std::uint32_t i = 0; i < n; ++i) {
         std::uint32_t k = 0;
         do {
-            LK_TRY_ASSIGN(double s, lx.number("node skill"));
-            p.node_skills.push_back(s);
+            if (!lx.get_number(p.node_skills.emplace_back(), "node skill")) return lx.take_error();
             ++k;
-        } while (!next_on_new_line(lx));
+        } while (!lx.next_on_new_line());
         if (i == 0) p.skills_per_node = k;
         if (k != p.skills_per_node) {
             return lx.error(lx.peek(), "wmp.bad-count",
@@ -290,7 +300,7 @@ Result<void> read_path_record(Lexer& lx, Path& p) {
     for (auto& v : p.nodes) {
         LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
     }
-    p.has_node_skills = !lx.peek().is("}");
+    p.has_node_skills = !lx.next_is("}");
     if (!p.has_node_skills) return {};
     // levelkit's spelling for WED 7+ paths: node skill lines, then `E` and E edge lines.
     LK_TRY(read_node_skills(lx, n, p));
@@ -317,39 +327,42 @@ struct PendingObject {
     std::optional<PendingRef> payload;
 };
 
-Result<void> read_object_record(Lexer& lx, Object& o, PendingObject& pend) {
-    LK_TRY_ASSIGN(o.transform.position, read_paren_vec3(lx, "object position"));
-    LK_TRY_ASSIGN(o.transform.angles, read_paren_vec3(lx, "object angles"));
-    LK_TRY_ASSIGN(o.transform.scale, read_paren_vec3(lx, "object scale"));
-    while (!lx.peek().is("}")) {
-        const Token kw = lx.peek();
-        LK_TRY_ASSIGN(std::string_view k, lx.word("object reference"));
+bool get_object_record(Lexer& lx, Object& o, PendingObject& pend) {
+    if (!get_paren_vec3(lx, o.transform.position, "object position") ||
+        !get_paren_vec3(lx, o.transform.angles, "object angles") ||
+        !get_paren_vec3(lx, o.transform.scale, "object scale")) {
+        return false;
+    }
+    while (!lx.next_is('}')) {
+        std::string_view k;
+        if (!lx.get_word(k, "object reference")) return false;
+        const Token kw = lx.last_token();
         if (k == "object") {
             do {
-                if (lx.peek().is(",")) lx.next();
-                const Token t = lx.peek();
-                LK_TRY_ASSIGN(std::int64_t n, lx.integer("child object number"));
-                pend.children.push_back({RecordKind::object, n, t.offset});
-            } while (lx.peek().is(","));
+                lx.accept(',');
+                std::int64_t n;
+                if (!lx.get_integer(n, "child object number")) return false;
+                pend.children.push_back({RecordKind::object, n, lx.last_token().offset});
+            } while (lx.next_is(','));
             continue;
         }
         auto kind = kind_from_class_name(k);
         if (!kind || *kind == Kind::group) {
-            return lx.error(kw, "wmp.bad-reference", "unknown payload kind in object");
+            return lx.fail(lx.error(kw, "wmp.bad-reference", "unknown payload kind in object"));
         }
         if (pend.payload) {
-            return lx.error(kw, "wmp.bad-reference", "an object owns at most one payload");
+            return lx.fail(lx.error(kw, "wmp.bad-reference", "an object owns at most one payload"));
         }
-        const Token t = lx.peek();
-        LK_TRY_ASSIGN(std::int64_t n, lx.integer("payload number"));
+        std::int64_t n;
+        if (!lx.get_integer(n, "payload number")) return false;
         static constexpr RecordKind kMap[] = {
             RecordKind::object, RecordKind::level, RecordKind::block,
             RecordKind::model,  RecordKind::light, RecordKind::start,
             RecordKind::sound,  RecordKind::path,  RecordKind::region};
-        pend.payload = PendingRef{kMap[static_cast<int>(*kind)], n, t.offset};
+        pend.payload = PendingRef{kMap[static_cast<int>(*kind)], n, lx.last_token().offset};
         o.kind = *kind;
     }
-    return {};
+    return true;
 }
 
 Result<void> read_unknown_body(Lexer& lx, UnknownRecord& u) {
@@ -368,17 +381,22 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
     LK_TRY(lx.expect("{", "wed section"));
     wed.has_palette = false;
     wed.has_wad_section = false;
-    while (!lx.peek().is("}")) {
+    while (!lx.next_is("}")) {
         LK_TRY_ASSIGN(std::string_view name, lx.word("wed section name"));
         LK_TRY(lx.expect("{", "wed section"));
         if (name == "palette" && !wed.has_palette) {
             wed.has_palette = true;
             wed.section_order.push_back(WedData::kPalette);
-            while (!lx.peek().is("}")) {
-                const Token t = lx.peek();
+            wed.palette.reserve(768);  // 256 RGB triples
+            while (!lx.next_is('}')) {
+                std::string_view w;
+                if (!lx.next_word(w)) {
+                    return lx.error(lx.peek(), "wmp.bad-palette",
+                                    "expected a hex byte in the palette");
+                }
                 unsigned byte = 0;
-                bool ok = t.kind == Tok::word && !t.text.empty() && t.text.size() <= 2;
-                for (char c : t.text) {
+                bool ok = w.size() <= 2;
+                for (char c : w) {
                     const int d = (c >= '0' && c <= '9')   ? c - '0'
                                   : (c >= 'a' && c <= 'f') ? c - 'a' + 10
                                   : (c >= 'A' && c <= 'F') ? c - 'A' + 10
@@ -386,9 +404,10 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
                     if (d < 0) ok = false;
                     byte = byte * 16 + static_cast<unsigned>(d < 0 ? 0 : d);
                 }
-                if (!ok)
-                    return lx.error(t, "wmp.bad-palette", "expected a hex byte in the palette");
-                lx.next();
+                if (!ok) {
+                    return lx.error(lx.last_token(), "wmp.bad-palette",
+                                    "expected a hex byte in the palette");
+                }
                 wed.palette.push_back(static_cast<std::uint8_t>(byte));
             }
         } else if (name == "wad" && !wed.has_wad_section) {
@@ -397,7 +416,7 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
             for (double& h : wed.wad_header) {
                 LK_TRY_ASSIGN(h, lx.number("wad list header"));
             }
-            while (!lx.peek().is("}")) {
+            while (!lx.next_is("}")) {
                 Wad w;
                 LK_TRY_ASSIGN(std::string_view p, lx.angle("WAD path"));
                 w.path = p;
@@ -407,11 +426,11 @@ Result<void> read_wed(Lexer& lx, WedData& wed) {
         } else {
             WedData::Section s;
             s.name = name;
-            while (!lx.peek().is("}")) {
+            while (!lx.next_is("}")) {
                 if (lx.peek().kind == Tok::end) {
                     return lx.error(lx.peek(), "wmp.unterminated", "wed section is not closed");
                 }
-                if (s.lines.empty() || next_on_new_line(lx)) s.lines.emplace_back();
+                if (s.lines.empty() || lx.next_on_new_line()) s.lines.emplace_back();
                 s.lines.back().emplace_back(lx.next().text);
             }
             wed.section_order.push_back(static_cast<std::int32_t>(wed.sections.size()));
@@ -431,31 +450,73 @@ std::uint32_t push(std::vector<T>& v, std::int64_t number, std::optional<std::st
     return static_cast<std::uint32_t>(v.size() - 1);
 }
 
+// The records of one kind by number, for resolving references; the first record of a number
+// wins. WED numbers each kind densely from 0, so numbers index a table; files with sparse or
+// negative numbers are searched in a sorted list instead.
+class NumberIndex {
+public:
+    void add(std::int64_t number, std::uint32_t index) { entries_.push_back({number, index}); }
+    void build() {
+        const auto limit = static_cast<std::int64_t>(2 * entries_.size() + 16);
+        std::int64_t max = -1;
+        for (const auto& e : entries_) {
+            if (e.first < 0 || e.first >= limit) {
+                std::stable_sort(entries_.begin(), entries_.end(),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+                return;
+            }
+            max = std::max(max, e.first);
+        }
+        table_.assign(static_cast<std::size_t>(max + 1), kNone);
+        for (const auto& e : entries_) {
+            auto& slot = table_[static_cast<std::size_t>(e.first)];
+            if (slot == kNone) slot = e.second;
+        }
+        dense_ = true;
+    }
+    std::optional<std::uint32_t> find(std::int64_t number) const {
+        if (dense_) {
+            if (number < 0 || static_cast<std::uint64_t>(number) >= table_.size()) return {};
+            const std::uint32_t i = table_[static_cast<std::size_t>(number)];
+            return i == kNone ? std::nullopt : std::optional(i);
+        }
+        auto it = std::lower_bound(entries_.begin(), entries_.end(), number,
+                                   [](const auto& e, std::int64_t n) { return e.first < n; });
+        if (it == entries_.end() || it->first != number) return {};
+        return it->second;
+    }
+
+private:
+    static constexpr std::uint32_t kNone = UINT32_MAX;  // no record (indices are smaller)
+    std::vector<std::pair<std::int64_t, std::uint32_t>> entries_;
+    std::vector<std::uint32_t> table_;
+    bool dense_ = false;
+};
+
 // Links object references and finds the root; errors on dangling references and cycles.
 Result<void> link_objects(Level& lv, const std::vector<PendingObject>& pending, const Lexer& lx) {
-    std::unordered_map<std::int64_t, std::uint32_t>
-        by_number[static_cast<int>(RecordKind::unknown)];
+    NumberIndex by_number[static_cast<int>(RecordKind::unknown)];
     auto table = [&](RecordKind k) -> auto& {
         return by_number[static_cast<int>(k)];
     };
     for (const RecordRef& r : lv.record_order) {
         if (r.kind == RecordKind::unknown || r.kind == RecordKind::sun) continue;
-        const std::int64_t n = payload_number(lv, kind_of(r.kind), r.index);
-        table(r.kind).emplace(n, r.index);
+        table(r.kind).add(payload_number(lv, kind_of(r.kind), r.index), r.index);
     }
+    for (auto& t : by_number) t.build();
     auto resolve = [&](const PendingRef& ref) -> Result<std::uint32_t> {
-        auto& t = table(ref.kind);
-        auto it = t.find(ref.number);
-        if (it == t.end()) {
+        const auto found = table(ref.kind).find(ref.number);
+        if (!found) {
             return lx.lines().error_at(ref.offset, "wmp.dangling-reference",
                                        "reference to a record that does not exist (number " +
                                            std::to_string(ref.number) + ")");
         }
-        return it->second;
+        return *found;
     };
     std::vector<std::uint8_t> is_child(lv.objects.size(), 0);
     for (std::size_t i = 0; i < lv.objects.size(); ++i) {
         Object& o = lv.objects[i];
+        o.children.reserve(pending[i].children.size());
         for (const PendingRef& c : pending[i].children) {
             LK_TRY_ASSIGN(std::uint32_t idx, resolve(c));
             o.children.push_back(idx);
@@ -524,7 +585,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
     const std::string_view text = data.text();
     LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
-    Lexer lx(text, {}, &lv.layout);
+    Lexer lx(text, {}, lv.layout);
 
     auto head = lx.comment();
     if (!head || detail::comment_text(head->text) != "WMP2") {
@@ -536,7 +597,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.header.created_prefix = prefix;
         lv.header.created = std::string(date);
     }
-    if (lx.peek().is("version")) {
+    if (lx.next_is("version")) {
         lx.next();
         LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
     }
@@ -547,7 +608,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                                                 : lv.header.objects;
         LK_TRY_ASSIGN(dst, lx.integer(key));
     }
-    lv.wed.present = lx.peek().is("wed");
+    lv.wed.present = lx.next_is("wed");
     if (lv.wed.present) {
         lx.next();
         WMP_TRY_UNDER("wed", read_wed(lx, lv.wed));
@@ -555,6 +616,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.wed.has_palette = lv.wed.has_wad_section = false;
     }
     lv.prologue_span = {0, lx.token_count()};
+    // The header's object count, as far as the rest of the text can hold it (an object record
+    // takes at least 31 bytes), saves the vector of large objects its regrowth.
+    if (lv.header.objects > 0) {
+        lv.objects.reserve(std::min(static_cast<std::size_t>(lv.header.objects),
+                                    (text.size() - lx.offset()) / 31));
+    }
 
     if (!lv.header.version)
         lv.dialect = Dialect::wmp2_a4;
@@ -564,6 +631,7 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         lv.dialect = Dialect::wmp2_a6;
 
     std::vector<PendingObject> pending;
+    pending.reserve(lv.objects.capacity());
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
         LK_TRY_ASSIGN(std::string_view kw, lx.word("record keyword"));
@@ -571,7 +639,8 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
         LK_TRY(lx.expect("{", "record start"));
         std::optional<std::string> label;
         if (auto c = lx.comment_on_line()) label = std::string(detail::comment_text(c->text));
-        const std::string path = std::string(kw) + "[" + std::to_string(number) + "]";
+        // The logical path of errors, made only for one.
+        const auto path = [&] { return std::string(kw) + "[" + std::to_string(number) + "]"; };
         RecordRef ref{RecordKind::unknown, 0};
         auto kind = kind_from_class_name(kw);
         if (!kind) {
@@ -585,9 +654,9 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     lx.lines()
                         .warning_at(lx.offset(), "wmp.unknown-record",
                                     "unknown record '" + printable(kw) + "' kept as it is")
-                        .with_path(path));
+                        .with_path(path()));
             }
-            WMP_TRY_UNDER(path, read_unknown_body(lx, u));
+            WMP_TRY_UNDER(path(), read_unknown_body(lx, u));
         } else {
             switch (*kind) {
                 case Kind::group: {
@@ -596,43 +665,47 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                     o.number = number;
                     o.name = label;
                     o.class_text = "object";
-                    WMP_TRY_UNDER(path, read_object_record(lx, o, pending.emplace_back()));
+                    if (!get_object_record(lx, o, pending.emplace_back())) {
+                        return under(lx.take_error(), path());
+                    }
                     break;
                 }
                 case Kind::block: {
                     ref = {RecordKind::block, push(lv.blocks, number, label)};
-                    WMP_TRY_UNDER(path, read_block_body(lx, lv.blocks.back(), false));
+                    WMP_TRY_UNDER(path(), read_block_body(lx, lv.blocks.back(), false));
                     break;
                 }
                 case Kind::level:
                     ref = {RecordKind::level, push(lv.levels, number, label)};
-                    WMP_TRY_UNDER(path, read_level_record(lx, lv.levels.back()));
+                    WMP_TRY_UNDER(path(), read_level_record(lx, lv.levels.back()));
                     break;
                 case Kind::model:
                     ref = {RecordKind::model, push(lv.models, number, label)};
-                    WMP_TRY_UNDER(path, read_model_record(lx, lv.models.back()));
+                    WMP_TRY_UNDER(path(), read_model_record(lx, lv.models.back()));
                     break;
                 case Kind::light: {
                     ref = {RecordKind::light, push(lv.lights, number, label)};
                     Light& l = lv.lights.back();
                     auto rd = [&]() -> Result<void> {
-                        LK_TRY_ASSIGN(l.color.r, lx.number("light red"));
-                        LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
-                        LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
-                        LK_TRY_ASSIGN(l.range, lx.number("light range"));
+                        if (!lx.get_number(l.color.r, "light red") ||
+                            !lx.get_number(l.color.g, "light green") ||
+                            !lx.get_number(l.color.b, "light blue") ||
+                            !lx.get_number(l.range, "light range")) {
+                            return lx.take_error();
+                        }
                         // levelkit writes WMPB light flags as a fifth value when they are set.
-                        if (!lx.peek().is("}") && !next_on_new_line(lx)) {
+                        if (!lx.next_is("}") && !lx.next_on_new_line()) {
                             LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
                         }
                         return {};
                     };
-                    WMP_TRY_UNDER(path, rd());
+                    WMP_TRY_UNDER(path(), rd());
                     break;
                 }
                 case Kind::start: {
                     ref = {RecordKind::start, push(lv.starts, number, label)};
                     auto name = read_line_field(lx, "start name");
-                    if (!name) return under(std::move(name).error(), path);
+                    if (!name) return under(std::move(name).error(), path());
                     lv.starts.back().name = std::move(name).value();
                     break;
                 }
@@ -649,12 +722,12 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         LK_TRY_ASSIGN(s.range, lx.number("sound range"));
                         return {};
                     };
-                    WMP_TRY_UNDER(path, rd());
+                    WMP_TRY_UNDER(path(), rd());
                     break;
                 }
                 case Kind::path:
                     ref = {RecordKind::path, push(lv.paths, number, label)};
-                    WMP_TRY_UNDER(path, read_path_record(lx, lv.paths.back()));
+                    WMP_TRY_UNDER(path(), read_path_record(lx, lv.paths.back()));
                     break;
                 case Kind::region: {
                     ref = {RecordKind::region, push(lv.regions, number, label)};
@@ -665,30 +738,30 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
                         LK_TRY_ASSIGN(r.maxs, read_vec3(lx, "region maximum"));
                         return {};
                     };
-                    WMP_TRY_UNDER(path, rd());
+                    WMP_TRY_UNDER(path(), rd());
                     break;
                 }
             }
         }
-        WMP_TRY_UNDER(path, lx.expect("}", "record end"));
+        WMP_TRY_UNDER(path(), lx.expect("}", "record end"));
         lv.record_order.push_back(ref);
         lv.record_spans.push_back({first, lx.token_count()});
     }
-    if (lv.layout.empty()) {
+    if (lx.token_count() == 0) {
         return lx.error(lx.peek(), "wmp.empty", "the file has no content");
     }
     LK_TRY(link_objects(lv, pending, lx));
     check_counts(lv, warnings);
+    lx.finish();
     return lv;
 }
 
 namespace {
 
 Result<void> read_mm_transform(Lexer& lx, Transform& t, bool has_scale) {
-    LK_TRY_ASSIGN(t.position, read_vec3(lx, "position"));
-    LK_TRY_ASSIGN(t.angles, read_vec3(lx, "angles"));
-    if (has_scale) {
-        LK_TRY_ASSIGN(t.scale, read_vec3(lx, "scale"));
+    if (!get_vec3(lx, t.position, "position") || !get_vec3(lx, t.angles, "angles") ||
+        (has_scale && !get_vec3(lx, t.scale, "scale"))) {
+        return lx.take_error();
     }
     return {};
 }
@@ -700,22 +773,22 @@ Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
     LK_TRY_ASSIGN(m.name, read_line_field(lx, "entity name"));
     LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
     m.action = opt_string(action);
+    m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
     do {
-        LK_TRY_ASSIGN(double s, lx.number("skill"));
-        m.skills.push_back(s);
-    } while (!next_on_new_line(lx));
+        if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
+    } while (!lx.next_on_new_line());
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_extended = true;
     LK_TRY_ASSIGN(m.albedo, lx.number("albedo"));
     LK_TRY_ASSIGN(m.mm_path_index, lx.integer("path index"));
     LK_TRY_ASSIGN(m.mm_reserved, lx.integer("model value"));
-    if (lx.peek().is("}")) return {};
+    if (lx.next_is("}")) return {};
     m.text_material_lines = true;
     LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
     m.material = opt_string(mat);
-    for (std::uint16_t tag = 0; !lx.peek().is("}") && !lx.at_end(); ++tag) {
+    for (std::uint16_t tag = 0; !lx.next_is("}") && !lx.at_end(); ++tag) {
         LK_TRY_ASSIGN(std::string s, read_line_field(lx, "entity string"));
         if (s != kNdef) m.strings.push_back({tag, std::move(s)});
     }
@@ -731,7 +804,7 @@ Result<void> read_mm_path(Lexer& lx, Path& p) {
         LK_TRY_ASSIGN(v, read_vec3(lx, "path node"));
     }
     LK_TRY(read_node_skills(lx, n, p));
-    while (!lx.peek().is("}")) {
+    while (!lx.next_is("}")) {
         PathEdge& e = p.edges.emplace_back();
         const Token t = lx.peek();
         LK_TRY_ASSIGN(std::uint32_t from, lx.index("edge start"));
@@ -758,7 +831,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
     lv.wed.present = lv.wed.has_palette = lv.wed.has_wad_section = false;
-    Lexer lx(text, {}, &lv.layout);
+    Lexer lx(text, {}, lv.layout);
 
     auto banner = lx.comment();
     if (banner) lv.header.mm_banner = std::string(detail::comment_text(banner->text));
@@ -766,6 +839,17 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     LK_TRY_ASSIGN(lv.header.version, lx.integer("version"));
     lv.prologue_span = {0, lx.token_count()};
 
+    // Every record and every block opens with '{' and adds at most one object: a memchr count of
+    // '{' saves the vector of large objects its regrowth. It is only a capacity hint, capped at
+    // one object per 24 bytes (nearly every record takes more), so that text full of braces
+    // reserves no more than a real level of its size could use.
+    std::size_t braces = 0;
+    for (const char *p = text.data(), *end = p + text.size();
+         (p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))));
+         ++p) {
+        ++braces;
+    }
+    lv.objects.reserve(1 + std::min(braces, text.size() / 24));
     Object& root = lv.objects.emplace_back();
     root.kind = Kind::level;
     lv.root = 0;
@@ -781,13 +865,15 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     bool saw_level = false, saw_sun = false;
     while (!lx.at_end()) {
         const std::uint32_t first = lx.token_count();
-        const std::string path = "record[" + std::to_string(record_no++) + "]";
-        WMP_TRY_UNDER(path, lx.expect("{", "record start"));
+        const std::size_t record = record_no++;
+        // The logical path of errors, made only for one.
+        const auto path = [record] { return "record[" + std::to_string(record) + "]"; };
+        WMP_TRY_UNDER(path(), lx.expect("{", "record start"));
         auto kc = lx.comment_on_line();
         const std::string_view kind = kc ? detail::comment_text(kc->text) : std::string_view{};
-        const Token type_tok = lx.peek();
         auto type = lx.integer("record type");
-        if (!type) return under(std::move(type).error(), path);
+        if (!type) return under(std::move(type).error(), path());
+        const Token type_tok = lx.last_token();
         RecordRef ref{RecordKind::unknown, 0};
         Transform t;
         auto body = [&]() -> Result<void> {
@@ -803,10 +889,9 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                 li.number = *type;
                 LK_TRY_ASSIGN(li.wad, read_line_field(lx, "level WAD"));
                 LK_TRY_ASSIGN(li.palette, read_line_field(lx, "palette"));
-                while (lx.peek().is("{")) {
+                while (lx.accept('{')) {
                     const std::uint32_t bi = static_cast<std::uint32_t>(lv.blocks.size());
                     Block& b = lv.blocks.emplace_back();
-                    lx.next();
                     if (auto c = lx.comment_on_line())
                         b.label = std::string(detail::comment_text(c->text));
                     b.number = bi;
@@ -843,11 +928,13 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                 ref = {RecordKind::light, push(lv.lights, *type, std::nullopt)};
                 Light& l = lv.lights.back();
                 LK_TRY(read_mm_transform(lx, t, false));
-                LK_TRY_ASSIGN(l.color.r, lx.number("light red"));
-                LK_TRY_ASSIGN(l.color.g, lx.number("light green"));
-                LK_TRY_ASSIGN(l.color.b, lx.number("light blue"));
-                LK_TRY_ASSIGN(l.range, lx.number("light range"));
-                LK_TRY_ASSIGN(l.flags, lx.bits("light flags"));
+                if (!lx.get_number(l.color.r, "light red") ||
+                    !lx.get_number(l.color.g, "light green") ||
+                    !lx.get_number(l.color.b, "light blue") ||
+                    !lx.get_number(l.range, "light range") ||
+                    !lx.get_bits(l.flags, "light flags")) {
+                    return lx.take_error();
+                }
                 add_object(Kind::light, ref.index, t);
                 return {};
             }
@@ -896,12 +983,12 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
                                   .warning_at(type_tok.offset, "wmp.unknown-record",
                                               "unknown $$M record kind '" + printable(kind) +
                                                   "' kept as it is")
-                                  .with_path(path));
+                                  .with_path(path()));
             }
             return read_unknown_body(lx, u);
         };
-        WMP_TRY_UNDER(path, body());
-        WMP_TRY_UNDER(path, lx.expect("}", "record end"));
+        WMP_TRY_UNDER(path(), body());
+        WMP_TRY_UNDER(path(), lx.expect("}", "record end"));
         lv.record_order.push_back(ref);
         lv.record_spans.push_back({first, lx.token_count()});
     }
@@ -909,6 +996,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     lv.header.blocks = static_cast<std::int64_t>(lv.blocks.size());
     lv.header.entities = static_cast<std::int64_t>(lv.entity_count());
     lv.header.objects = static_cast<std::int64_t>(lv.objects.size());
+    lx.finish();
     return lv;
 }
 

@@ -2,6 +2,7 @@
 
 #include "model_util.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -57,28 +58,54 @@ std::string_view comment_text(std::string_view token) {
 
 // --- Lexer ---------------------------------------------------------------------------------
 
-Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout* layout)
+Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout& layout)
     : text_(text), cfg_(cfg), layout_(layout), lines_(text) {
     for (char c : cfg_.punct) class_[static_cast<unsigned char>(c)] |= kBreak;
     for (char c : {' ', '\t', '\r', '\n'}) class_[static_cast<unsigned char>(c)] |= kSpace | kBreak;
     if (cfg_.slash_comments) class_['/'] |= kComment;
     if (cfg_.hash_comments) class_['#'] |= kComment;
-    if (layout_) {
-        // Tokens are at least one byte and mostly separated by one: a guess that saves the
-        // vectors most of their regrowth.
-        layout_->token_begin.reserve(text.size() / 4);
-        layout_->token_end.reserve(text.size() / 4);
-    }
+    const auto stop = [&](auto ends_run) {
+        std::size_t e = text.size();
+        while (e > 0 && !ends_run(text[e - 1])) --e;
+        return e;
+    };
+    space_stop_ = stop([&](char c) { return !(cls(c) & kSpace); });
+    digit_stop_ = stop([](char c) { return static_cast<unsigned char>(c - '0') >= 10; });
+    break_stop_ = stop([&](char c) { return (cls(c) & kBreak) != 0; });
+    // Tokens are at least one byte and mostly separated by one: a guess that saves the arrays
+    // most of their regrowth.
+    capacity_ = text.size() / 4 + 16;
+    layout_.token_begin.resize(capacity_);
+    layout_.token_end.resize(capacity_);
+    begins_ = layout_.token_begin.data();
+    ends_ = layout_.token_end.data();
+}
+
+void Lexer::finish() {
+    layout_.token_begin.resize(count_);
+    layout_.token_end.resize(count_);
+    capacity_ = count_;
+    begins_ = layout_.token_begin.data();
+    ends_ = layout_.token_end.data();
+}
+
+void Lexer::grow() {
+    // Every token holds at least one byte of the text, so the count stays below its size.
+    capacity_ = capacity_ * 2 + 16;
+    layout_.token_begin.resize(capacity_);
+    layout_.token_end.resize(capacity_);
+    begins_ = layout_.token_begin.data();
+    ends_ = layout_.token_end.data();
 }
 
 void Lexer::scan() {
     std::size_t p = pos_;
     const std::size_t n = text_.size();
     const char* s = text_.data();
-    auto cls = [&](std::size_t i) { return class_[static_cast<unsigned char>(s[i])]; };
+    auto at = [&](std::size_t i) { return cls(s[i]); };
     for (;;) {
-        while (p < n && (cls(p) & kSpace)) ++p;
-        if (p >= n || !(cls(p) & kComment)) break;
+        while (p < n && (at(p) & kSpace)) ++p;
+        if (p >= n || !(at(p) & kComment)) break;
         const bool slash = s[p] == '/';
         if (slash && !(p + 1 < n && s[p + 1] == '/')) break;
         while (p < n && s[p] != '\n' && s[p] != '\r') ++p;
@@ -92,7 +119,7 @@ void Lexer::scan() {
     }
     const char c = s[p];
     std::size_t e = p + 1;
-    if (cls(p) & kBreak) {
+    if (at(p) & kBreak) {
         peek_.kind = Tok::punct;
     } else if (cfg_.angle_strings && c == '<') {
         while (e < n && s[e] != '>' && s[e] != '\n' && s[e] != '\r') ++e;
@@ -106,7 +133,7 @@ void Lexer::scan() {
             peek_.kind = Tok::word;
         }
     } else {
-        while (e < n && !(cls(e) & kBreak)) ++e;
+        while (e < n && !(at(e) & kBreak)) ++e;
         peek_.kind = Tok::word;
     }
     peek_.text = text_.substr(p, e - p);
@@ -114,45 +141,16 @@ void Lexer::scan() {
     have_peek_ = true;
 }
 
-bool Lexer::quick_decimal(double& out, bool integral) {
-    if (have_peek_) return false;
-    const std::size_t n = text_.size();
-    const char* s = text_.data();
-    std::size_t p = pos_;
-    while (p < n && (class_[static_cast<unsigned char>(s[p])] & kSpace)) ++p;
-    std::size_t i = p;
-    const bool neg = i < n && s[i] == '-';
-    i += neg;
-    const std::size_t digits_begin = i;
-    std::uint64_t m = 0;
-    while (i < n && static_cast<unsigned char>(s[i] - '0') < 10)
-        m = m * 10 + static_cast<unsigned>(s[i++] - '0');
-    std::size_t frac = 0;
-    bool dot = false;
-    if (!integral && i < n && s[i] == '.') {
-        dot = true;
-        const std::size_t fb = ++i;
-        while (i < n && static_cast<unsigned char>(s[i] - '0') < 10)
-            m = m * 10 + static_cast<unsigned>(s[i++] - '0');
-        frac = i - fb;
+bool Lexer::next_on_new_line() {
+    if (!have_peek_) {
+        std::size_t p = pos_;
+        while (p < text_.size() && is_blank(text_[p])) ++p;
+        if (p >= text_.size() || text_[p] == '\r' || text_[p] == '\n') return true;
+        if (!(cls(text_[p]) & kComment)) return false;  // a token starts on this line
     }
-    const std::size_t digits = i - digits_begin - dot;
-    // Integral fields take at most 9 digits and no sign, so any value fits their type.
-    const std::size_t max_digits = integral ? 9 : 15;
-    if (digits == 0 || digits > max_digits || (integral && neg) ||
-        (i < n && !(class_[static_cast<unsigned char>(s[i])] & kBreak))) {
-        return false;
-    }
-    static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
-    out = neg ? -v : v;
-    pos_ = i;
-    if (layout_) {
-        layout_->token_begin.push_back(static_cast<std::uint32_t>(p));
-        layout_->token_end.push_back(static_cast<std::uint32_t>(i));
-    }
-    return true;
+    const Token& t = peek();
+    const std::string_view gap = text_.substr(pos_, t.offset - pos_);
+    return gap.find_first_of("\r\n") != std::string_view::npos || t.kind == Tok::end;
 }
 
 std::optional<Token> Lexer::comment_on_line() {
@@ -213,73 +211,194 @@ Diagnostic Lexer::error(const Token& t, std::string code, std::string message) c
     return lines_.error_at(t.offset, std::move(code), std::move(message));
 }
 
-Result<void> Lexer::expect(std::string_view s, std::string_view field) {
-    if (!have_peek_ && s.size() == 1 &&
-        (class_[static_cast<unsigned char>(s[0])] & (kBreak | kSpace)) == kBreak) {
-        // Punctuation is a token of its own: found right after blanks, it is the next token.
-        std::size_t p = pos_;
-        while (p < text_.size() && (class_[static_cast<unsigned char>(text_[p])] & kSpace)) ++p;
-        if (p < text_.size() && text_[p] == s[0]) {
-            pos_ = p + 1;
-            record(Token{Tok::punct, text_.substr(p, 1), static_cast<std::uint32_t>(p)});
-            return {};
-        }
-    }
+bool Lexer::expect_general(std::string_view s, std::string_view field) {
     const Token& t = peek();
     if (!t.is(s)) {
-        return error(t, "wmp.syntax",
-                     "expected '" + std::string(s) + "' (" + std::string(field) + ")");
+        return fail(error(t, "wmp.syntax",
+                          "expected '" + std::string(s) + "' (" + std::string(field) + ")"));
     }
     next();
+    return true;
+}
+
+bool Lexer::get_literal(std::string_view s, std::string_view field) {
+    if (!have_peek_ && plain_literal(s)) {
+        const std::size_t p = skip_spaces(pos_);
+        if (p < text_.size() && !(cls(text_[p]) & kComment) && token_at(p, s)) {
+            consume(p, p + s.size());
+            return true;
+        }
+    }
+    return expect_general(s, field);
+}
+
+Result<void> Lexer::expect(std::string_view s, std::string_view field) {
+    if (!get_literal(s, field)) return take_error();
     return {};
 }
 
-Result<double> Lexer::number(std::string_view field) {
-    if (double v; quick_decimal(v, false)) return v;
+bool Lexer::punct_general(char c, std::string_view field) {
+    const char s[1] = {c};
+    return expect_general(std::string_view(s, 1), field);
+}
+
+// The typed consumers. Each takes a plain token in one pass (numbers and indices inline, in
+// text_io.hpp) and leaves anything else to its general path: the token as scanned, through the
+// general parsers, which also make the errors.
+
+bool Lexer::take_number_general(double& out) {
     const Token& t = peek();
     const auto v = t.kind == Tok::word ? parse_double(t.text) : std::nullopt;
-    if (!v) return error(t, "wmp.bad-number", "expected a number for " + std::string(field));
+    if (!v) return false;
     next();
-    return *v;
+    out = *v;
+    return true;
+}
+
+bool Lexer::fail_number(std::string_view field) {
+    return fail(error(peek(), "wmp.bad-number", "expected a number for " + std::string(field)));
+}
+
+Result<double> Lexer::number(std::string_view field) {
+    double v;
+    if (!get_number(v, field)) return take_error();
+    return v;
+}
+
+bool Lexer::take_integer(std::int64_t& out) {
+    const std::size_t p = plain_token_start();
+    if (p == std::string_view::npos) return take_integer_general(out);
+    const std::size_t n = text_.size();
+    const bool neg = text_[p] == '-';
+    std::uint64_t m = 0;
+    const std::size_t e = digits(p + neg, m);
+    // 15 digits fit any int64 (as they fit a double); longer spellings go the general way.
+    const std::size_t count = e - p - neg;
+    if (count == 0 || count > 15 || (e < n && !(cls(text_[e]) & kBreak))) {
+        return take_integer_general(out);
+    }
+    out = neg ? -static_cast<std::int64_t>(m) : static_cast<std::int64_t>(m);
+    consume(p, e);
+    return true;
+}
+
+bool Lexer::take_integer_general(std::int64_t& out) {
+    const Token& t = peek();
+    auto v = t.kind == Tok::word ? parse_int(t.text) : std::nullopt;
+    if (!v) return false;
+    next();
+    out = *v;
+    return true;
+}
+
+bool Lexer::fail_integer(std::string_view field) {
+    return fail(error(peek(), "wmp.bad-integer", "expected an integer for " + std::string(field)));
 }
 
 Result<std::int64_t> Lexer::integer(std::string_view field) {
+    std::int64_t v;
+    if (!get_integer(v, field)) return take_error();
+    return v;
+}
+
+bool Lexer::take_index_general(std::uint32_t& out) {
     const Token& t = peek();
-    auto v = t.kind == Tok::word ? parse_int(t.text) : std::nullopt;
-    if (!v) return error(t, "wmp.bad-integer", "expected an integer for " + std::string(field));
+    auto v = t.kind == Tok::word ? parse_uint(t.text) : std::nullopt;
+    if (!v || *v > 0xFFFFFFFFu) return false;
     next();
-    return *v;
+    out = static_cast<std::uint32_t>(*v);
+    return true;
+}
+
+bool Lexer::fail_index(std::string_view field) {
+    return fail(error(peek(), "wmp.bad-index",
+                      "expected a non-negative integer for " + std::string(field)));
 }
 
 Result<std::uint32_t> Lexer::index(std::string_view field) {
-    if (double v; quick_decimal(v, true)) return static_cast<std::uint32_t>(v);
-    const Token& t = peek();
-    auto v = t.kind == Tok::word ? parse_uint(t.text) : std::nullopt;
-    if (!v || *v > 0xFFFFFFFFu) {
-        return error(t, "wmp.bad-index",
-                     "expected a non-negative integer for " + std::string(field));
+    std::uint32_t v;
+    if (!get_index(v, field)) return take_error();
+    return v;
+}
+
+bool Lexer::take_bits(std::uint32_t& out) {
+    const std::size_t p = plain_token_start();
+    if (p == std::string_view::npos) return take_bits_general(out);
+    // Plain binary digits ending at a break (quoted flags go the general way).
+    const std::size_t n = text_.size();
+    const std::size_t lim = std::min(n, p + 33);
+    std::size_t i = p;
+    std::uint32_t v = 0;
+    while (i < lim && (text_[i] == '0' || text_[i] == '1'))
+        v = (v << 1) | static_cast<std::uint32_t>(text_[i++] - '0');
+    if (i == p || i - p > 32 || (i < n && !(cls(text_[i]) & kBreak))) {
+        return take_bits_general(out);
     }
+    out = v;
+    consume(p, i);
+    return true;
+}
+
+bool Lexer::take_bits_general(std::uint32_t& out) {
+    const Token& t = peek();
+    auto v = t.kind == Tok::word ? parse_bits(t.text) : std::nullopt;
+    if (!v) return false;
     next();
-    return static_cast<std::uint32_t>(*v);
+    out = *v;
+    return true;
+}
+
+bool Lexer::fail_bits(std::string_view field) {
+    return fail(error(peek(), "wmp.bad-flags",
+                      "expected up to 32 binary digits for " + std::string(field)));
 }
 
 Result<std::uint32_t> Lexer::bits(std::string_view field) {
-    const Token& t = peek();
-    auto v = t.kind == Tok::word ? parse_bits(t.text) : std::nullopt;
-    if (!v) {
-        return error(t, "wmp.bad-flags",
-                     "expected up to 32 binary digits for " + std::string(field));
+    std::uint32_t v;
+    if (!get_bits(v, field)) return take_error();
+    return v;
+}
+
+bool Lexer::next_word(std::string_view& out) {
+    if (have_peek_) return next_word_general(out);
+    const std::size_t p = skip_spaces(pos_);
+    const std::size_t n = text_.size();
+    if (p >= n || (cls(text_[p]) & (kBreak | kComment)) ||
+        (cfg_.angle_strings && text_[p] == '<')) {
+        return next_word_general(out);
     }
-    next();
-    return *v;
+    std::size_t e = p + 1;
+    if (e < break_stop_) {
+        while (!(cls(text_[e]) & kBreak)) ++e;
+    } else {
+        e = n;  // the word runs to the end of the text
+    }
+    out = text_.substr(p, e - p);
+    consume(p, e);
+    return true;
+}
+
+bool Lexer::next_word_general(std::string_view& out) {
+    if (peek().kind != Tok::word) return false;
+    out = next().text;
+    return true;
+}
+
+bool Lexer::take_word(std::string_view& out) {
+    if (next_word(out)) return true;
+    if (peek().kind != Tok::angle) return false;
+    out = next().text;
+    return true;
+}
+
+bool Lexer::fail_word(std::string_view field) {
+    return fail(error(peek(), "wmp.missing-field", "expected " + std::string(field)));
 }
 
 Result<std::string_view> Lexer::word(std::string_view field) {
-    const Token& t = peek();
-    if (t.kind != Tok::word && t.kind != Tok::angle) {
-        return error(t, "wmp.missing-field", "expected " + std::string(field));
-    }
-    return next().text;
+    std::string_view v;
+    if (!get_word(v, field)) return take_error();
+    return v;
 }
 
 Result<std::string_view> Lexer::angle(std::string_view field) {

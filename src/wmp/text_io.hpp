@@ -1,10 +1,10 @@
 // Token-level machinery shared by the WMP2, `$$M` and A3 text readers and writers.
 //
-// The Lexer hands out tokens and, when given a TextLayout, records each consumed token's byte
-// range. The Emitter writes tokens back: inside a record that has a layout span it replays the
-// original bytes between tokens and keeps a token's original spelling whenever that spelling
-// still denotes the value being written (so "1.00" stays "1.00" while the model says 1.0). A
-// record whose token count no longer matches its span is written again in canonical form.
+// The Lexer hands out tokens and records each consumed token's byte range in a TextLayout. The
+// Emitter writes tokens back: inside a record that has a layout span it replays the original bytes
+// between tokens and keeps a token's original spelling whenever that spelling still denotes the
+// value being written (so "1.00" stays "1.00" while the model says 1.0). A record whose token count
+// no longer matches its span is written again in canonical form.
 #pragma once
 
 #include <array>
@@ -38,7 +38,10 @@ struct Token {
 
 class Lexer {
 public:
-    Lexer(std::string_view text, LexConfig cfg, TextLayout* layout);
+    // Every consumed token is recorded in `layout` (token_begin/token_end), which holds spare
+    // entries while reading: finish() trims it once the reader is done.
+    Lexer(std::string_view text, LexConfig cfg, TextLayout& layout);
+    void finish();
 
     // The next token without consuming it (comments are skipped as whitespace).
     const Token& peek() {
@@ -51,10 +54,50 @@ public:
         have_peek_ = false;
         if (peek_.kind != Tok::end) {
             pos_ = peek_end_;
-            record(peek_);
+            record(peek_.offset, peek_end_);
         }
         return peek_;
     }
+    // peek().is(s) for `s` a single punctuation character or a word without punctuation or
+    // blanks ("version", ":", "]"): most tokens are told apart at their first byte, so this
+    // scans no token unless a comment may come first.
+    bool next_is(std::string_view s) {
+        if (!have_peek_ && plain_literal(s)) {
+            const std::size_t p = skip_spaces(pos_);
+            if (p >= text_.size()) return false;
+            if (!(cls(text_[p]) & kComment)) return token_at(p, s);
+        }
+        return peek().is(s);
+    }
+    bool next_is(char c) {
+        if (!have_peek_) {
+            const std::size_t p = skip_spaces(pos_);
+            if (p >= text_.size()) return false;
+            if (!(cls(text_[p]) & kComment)) return char_token_at(p, c);
+        }
+        const char s[1] = {c};
+        return peek().is(std::string_view(s, 1));
+    }
+    // Consumes the next token if next_is(c), saying whether it did.
+    bool accept(char c) {
+        if (!have_peek_) {
+            const std::size_t p = skip_spaces(pos_);
+            if (p >= text_.size()) return false;
+            if (!(cls(text_[p]) & kComment)) {
+                if (!char_token_at(p, c)) return false;
+                consume(p, p + 1);
+                return true;
+            }
+        }
+        if (!next_is(c)) return false;
+        next();
+        return true;
+    }
+    // Consumes the next token if it is a word (not punctuation, an angle string or the end).
+    bool next_word(std::string_view& out);
+    // True if a line break (or the end of the input) separates the current position from the
+    // next token.
+    bool next_on_new_line();
     // Consumes a comment that follows on the current line, if there is one.
     std::optional<Token> comment_on_line();
     // Consumes the next comment if nothing but whitespace comes before it.
@@ -64,49 +107,225 @@ public:
     Result<Token> rest_of_line(std::string_view field);
 
     bool at_end() { return peek().kind == Tok::end; }
-    std::uint32_t token_count() const {
-        return layout_ ? static_cast<std::uint32_t>(layout_->size()) : 0;
-    }
+    // Tokens hold at least one byte each, and texts are below 4 GiB (check_text_size).
+    std::uint32_t token_count() const { return static_cast<std::uint32_t>(count_); }
     std::size_t offset() const { return pos_; }
     std::string_view text() const { return text_; }
     const LineMap& lines() const { return lines_; }
+    // The token consumed last (for errors about a value that read well but does not fit).
+    Token last_token() const {
+        if (count_ == 0) return {};
+        const std::uint32_t b = begins_[count_ - 1];
+        return {Tok::word, text_.substr(b, ends_[count_ - 1] - b), b};
+    }
 
     // Errors positioned at a token (or at the end of input for Tok::end).
     Diagnostic error(const Token& t, std::string code, std::string message) const;
 
     // Typed consumers: each reads one token and checks it, with `field` naming it in errors.
-    Result<void> expect(std::string_view text, std::string_view field);
+    Result<void> expect(std::string_view s, std::string_view field);
     Result<double> number(std::string_view field);
     Result<std::int64_t> integer(std::string_view field);
     Result<std::uint32_t> index(std::string_view field);
-    Result<std::uint32_t> bits(std::string_view field);  // `0101` (or `'0101'`)
-    Result<std::string_view> word(std::string_view field);
+    Result<std::uint32_t> bits(std::string_view field);      // `0101` (or `'0101'`)
+    Result<std::string_view> word(std::string_view field);   // a word or an angle token
     Result<std::string_view> angle(std::string_view field);  // `<...>`, without the brackets
 
+    // The same for the hot paths (faces, vertices, objects): false when the input is bad, with
+    // the error, exactly as the Result versions make it, kept until take_error(). A Result
+    // carries a whole Diagnostic that every successful call builds and destroys; these carry a
+    // bool, and the error is only made when there is one.
+    bool get_literal(std::string_view s, std::string_view field);  // `s` as for next_is
+    bool get_punct(char c, std::string_view field) {
+        if (!have_peek_) {
+            const std::size_t p = skip_spaces(pos_);
+            if (p < text_.size() && !(cls(text_[p]) & kComment) && char_token_at(p, c)) {
+                consume(p, p + 1);
+                return true;
+            }
+        }
+        return punct_general(c, field);
+    }
+    bool get_number(double& out, std::string_view field) {
+        return fast_number(out) || take_number_general(out) || fail_number(field);
+    }
+    // Reads `count` numbers in one call; returns how many were read (short: the token after
+    // them is bad and peeked, and fail_number makes its error).
+    std::size_t take_numbers(double* out, std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k) {
+            if (!fast_number(out[k]) && !take_number_general(out[k])) return k;
+        }
+        return count;
+    }
+    bool get_integer(std::int64_t& out, std::string_view field) {
+        return take_integer(out) || fail_integer(field);
+    }
+    bool get_index(std::uint32_t& out, std::string_view field) {
+        return fast_index(out) || take_index_general(out) || fail_index(field);
+    }
+    bool get_bits(std::uint32_t& out, std::string_view field) {
+        return take_bits(out) || fail_bits(field);
+    }
+    bool get_word(std::string_view& out, std::string_view field) {
+        return take_word(out) || fail_word(field);
+    }
+    // Keeps `d` as the error and returns false.
+    bool fail(Diagnostic d) {
+        error_ = std::move(d);
+        return false;
+    }
+    // Puts the kept error under the logical path segment `seg`; returns false.
+    bool fail_under(std::string_view seg) {
+        static_cast<void>(std::move(error_).under(seg));  // in place
+        return false;
+    }
+    Diagnostic take_error() { return std::move(error_); }
+    // Each makes the error of its consumer at the peeked token, keeps it, returns false.
+    bool fail_number(std::string_view field);
+    bool fail_integer(std::string_view field);
+    bool fail_index(std::string_view field);
+    bool fail_bits(std::string_view field);
+    bool fail_word(std::string_view field);
+
 private:
+    // Per byte value: kSpace (blank or line break), kBreak (ends a word: spaces and
+    // punctuation), kComment (may start a comment).
+    static constexpr std::uint8_t kSpace = 1, kBreak = 2, kComment = 4;
+
+    std::uint8_t cls(char c) const { return class_[static_cast<unsigned char>(c)]; }
+    std::size_t skip_spaces(std::size_t p) const {
+        if (p >= space_stop_) return text_.size();  // only blanks and line breaks remain
+        const char* t = text_.data();
+        while (cls(t[p]) & kSpace) ++p;
+        return p;
+    }
+    // Literals token_at can decide (an angle token ends at its '>', not at a break).
+    bool plain_literal(std::string_view s) const {
+        return !s.empty() && !(cfg_.angle_strings && s[0] == '<');
+    }
+    // Whether the token starting at p (not a comment) is `s` (see next_is, plain_literal).
+    bool token_at(std::size_t p, std::string_view s) const {
+        if (text_.size() - p < s.size() || text_.compare(p, s.size(), s) != 0) return false;
+        if (cls(s[0]) & kBreak) return s.size() == 1;  // punctuation is a token of its own
+        const std::size_t e = p + s.size();
+        return e == text_.size() || (cls(text_[e]) & kBreak);
+    }
+    bool char_token_at(std::size_t p, char c) const {
+        if (text_[p] != c || (cfg_.angle_strings && c == '<')) return false;
+        return (cls(c) & kBreak) || p + 1 == text_.size() || (cls(text_[p + 1]) & kBreak);
+    }
+    // Where the next token starts if it is a plain one (no comment first), else npos.
+    std::size_t plain_token_start() const {
+        if (have_peek_) return peek_.kind == Tok::word ? peek_.offset : std::string_view::npos;
+        const std::size_t p = skip_spaces(pos_);
+        return p < text_.size() && !(cls(text_[p]) & kComment) ? p : std::string_view::npos;
+    }
+    // Consumes [b, e) as the next token (the caller checked it is one).
+    void consume(std::size_t b, std::size_t e) {
+        have_peek_ = false;
+        pos_ = e;
+        record(b, e);
+    }
+    void record(std::size_t b, std::size_t e) {
+        if (count_ == capacity_) grow();
+        begins_[count_] = static_cast<std::uint32_t>(b);
+        ends_[count_] = static_cast<std::uint32_t>(e);
+        ++count_;
+    }
+    void record(const Token& t) { record(t.offset, t.offset + t.text.size()); }
+    void grow();
     void scan();
-    // Fast path for numeric fields: a plain decimal ("-33.625042", "128", at most 15 digits)
-    // starting the next token (after blanks, not a comment), parsed and consumed in one pass.
-    // False (nothing consumed) for anything else; the general path then decides.
-    bool quick_decimal(double& out, bool integral);
-    void record(const Token& t) {
-        if (!layout_) return;
-        layout_->token_begin.push_back(t.offset);
-        layout_->token_end.push_back(static_cast<std::uint32_t>(t.offset + t.text.size()));
+
+    bool take_integer(std::int64_t& out);
+    bool take_bits(std::uint32_t& out);
+    bool take_word(std::string_view& out);
+    // The general paths behind the fast ones (any token the fast path does not take).
+    bool take_number_general(double& out);
+    bool take_integer_general(std::int64_t& out);
+    bool take_index_general(std::uint32_t& out);
+    bool take_bits_general(std::uint32_t& out);
+    bool next_word_general(std::string_view& out);
+    bool punct_general(char c, std::string_view field);
+    // The general path of expect: true, or false with the error kept.
+    bool expect_general(std::string_view s, std::string_view field);
+    // The fast paths of the numeric fields, inlined into the hot readers (a call costs as
+    // much as the parse of a short number): a plain spelling ("-33.625042", "128") is parsed
+    // and consumed in one pass, giving exactly what the general parsers give for it; for
+    // anything else they return false without consuming, and the general path decides.
+    [[gnu::always_inline]] bool fast_number(double& out) {
+        static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+        const std::size_t p = plain_token_start();
+        if (p == std::string_view::npos) return false;
+        const char* s = text_.data();
+        const std::size_t n = text_.size();
+        const bool neg = s[p] == '-';
+        std::uint64_t m = 0;
+        std::size_t i = digits(p + neg, m);
+        std::size_t total = i - p - neg, frac = 0;
+        if (i < n && s[i] == '.') {
+            const std::size_t e = digits(i + 1, m);
+            frac = e - (i + 1);
+            total += frac;
+            i = e;
+        }
+        // At most 15 digits: the mantissa and the power of ten are exact doubles, so one
+        // division rounds correctly, as the general parser does.
+        if (total == 0 || total > 15 || (i < n && !(cls(s[i]) & kBreak))) return false;
+        const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+        out = neg ? -v : v;
+        consume(p, i);
+        return true;
+    }
+    // Indices: at most 9 digits, no sign (a sign goes the general way, which rejects it).
+    [[gnu::always_inline]] bool fast_index(std::uint32_t& out) {
+        const std::size_t p = plain_token_start();
+        if (p == std::string_view::npos) return false;
+        std::uint64_t m = 0;
+        const std::size_t e = digits(p, m);
+        if (e == p || e - p > 9 || (e < text_.size() && !(cls(text_[e]) & kBreak))) return false;
+        out = static_cast<std::uint32_t>(m);
+        consume(p, e);
+        return true;
+    }
+    // The digits at text_[i..] appended to m (m = m * 10^k + digits); returns their end. m
+    // wraps for runs of 20 digits or more, which no fast path takes.
+    [[gnu::always_inline]] std::size_t digits(std::size_t i, std::uint64_t& m) const {
+        const char* s = text_.data();
+        std::uint64_t v = m;
+        if (i < digit_stop_) {
+            for (unsigned d; (d = static_cast<unsigned char>(s[i] - '0')) < 10; ++i) {
+                v = v * 10 + d;
+            }
+        } else {
+            for (unsigned d; i < text_.size() && (d = static_cast<unsigned char>(s[i] - '0')) < 10;
+                 ++i) {
+                v = v * 10 + d;
+            }
+        }
+        m = v;
+        return i;
     }
 
     std::string_view text_;
     LexConfig cfg_;
-    TextLayout* layout_;
+    TextLayout& layout_;
     LineMap lines_;
     std::size_t pos_ = 0;
     bool have_peek_ = false;
     Token peek_;
     std::size_t peek_end_ = 0;
-    // Per byte value: kSpace (blank or line break), kBreak (ends a word: spaces and
-    // punctuation), kComment (may start a comment).
-    static constexpr std::uint8_t kSpace = 1, kBreak = 2, kComment = 4;
+    // The layout arrays, written in place (layout_'s vectors are sized to capacity_).
+    std::uint32_t* begins_ = nullptr;
+    std::uint32_t* ends_ = nullptr;
+    std::size_t count_ = 0, capacity_ = 0;
+    // One past the last byte that is not a blank or line break (space_stop_), not a decimal
+    // digit (digit_stop_), not a break (break_stop_); 0 if there is none. A scan that starts
+    // before such a stop meets a byte that ends it before the end of the text, so the hot loops
+    // need no bounds checks.
+    std::size_t space_stop_ = 0, digit_stop_ = 0, break_stop_ = 0;
     std::array<std::uint8_t, 256> class_{};
+    Diagnostic error_;
 };
 
 // Number styles of WED's text writers.

@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "levelkit/core/file.hpp"
+#include "levelkit/core/text.hpp"
 #include "levelkit/wmp/resolve.hpp"
 #include "levelkit/wmp/wmp.hpp"
 
@@ -550,6 +553,87 @@ TEST(WmpText, NumberSpellingsReadAlikeOnBothPaths) {
          "wmp.bad-index", 15},
     };
     expect_located_errors(cases);
+}
+
+// The same fields spelled at random, read once where the fast paths take them (plain tokens)
+// and once where only the general paths can (each token after a comment line): values,
+// errors and bytes must agree, and every number read must be the general parser's value.
+TEST(WmpText, RandomSpellingsReadAlikeOnBothPaths) {
+    std::mt19937 rng(20240611);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    auto digits = [&](std::size_t n) {
+        std::string d;
+        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + pick(10));
+        return d;
+    };
+    auto number = [&] {
+        static const char* kOdd[] = {"nan", "inf",   "-",   ".",    "1e5", "2E-3",
+                                     "0x1", "1.5.2", "--1", "5//c", "'1'", "1,5"};
+        if (pick(12) == 0) return std::string(kOdd[pick(std::size(kOdd))]);
+        std::string t = pick(4) == 0 ? "-" : (pick(30) == 0 ? "+" : "");
+        t += digits(pick(3) == 0 ? pick(18) : pick(5));
+        if (pick(3) != 0) t += "." + digits(pick(3) == 0 ? pick(18) : pick(8));
+        if (t.empty() || t == "-" || t == "+") t += digits(1);  // odd spellings come above
+        return t;
+    };
+    auto index = [&] {
+        static const char* kOdd[] = {"00",         "+1",  "-0", "3", "4294967296",
+                                     "0000000002", "1e0", "1.", "x"};
+        return pick(6) == 0 ? std::string(kOdd[pick(std::size(kOdd))]) : std::to_string(pick(3));
+    };
+    auto flags = [&] {
+        static const char* kOdd[] = {"'0101'", "0102", "", "0b1", "1.0"};
+        if (pick(6) == 0) return std::string(kOdd[pick(std::size(kOdd))]);
+        std::string f;
+        for (std::size_t i = 0, n = 1 + pick(34); i < n; ++i) f += pick(2) ? '1' : '0';
+        return f;
+    };
+    auto integer = [&] {
+        static const char* kOdd[] = {
+            "+5", "-0", "123456789012345678", "9999999999999999999", "1.5", "-", "0007"};
+        return pick(4) == 0 ? std::string(kOdd[pick(std::size(kOdd))])
+                            : (pick(3) == 0 ? "-" : "") + digits(1 + pick(15));
+    };
+    const std::string head =
+        "// WMP2\n// ACKWED V 5.0\n// Created 1.1.2002\n\nversion 510\n\n"
+        "blocks 1\nentities 0\nobjects 0\n\nblock 0 {\n\tvertices 3\n\tfaces 1\n\t";
+    for (int round = 0; round < 3000; ++round) {
+        std::vector<std::string> tokens;
+        for (int i = 0; i < 3; ++i) tokens.push_back(number());
+        for (int i = 0; i < 3; ++i) tokens.push_back(index());
+        tokens.push_back(flags());
+        tokens.push_back(integer());
+        std::string plain, commented;
+        for (int general = 0; general < 2; ++general) {
+            auto tok = [&](std::size_t i) { return (general ? "// c\n\t" : "") + tokens[i]; };
+            (general ? commented : plain) =
+                head + tok(0) + " " + tok(1) + " " + tok(2) + "   1 0 0   0 1 0\n\t3  " + tok(3) +
+                " " + tok(4) + " " + tok(5) + " : t 0 0 0 1 1 : " + tok(6) +
+                " 0 50 ndef\n\t{\n\t\t0000\n\t\tndef\n\t\t" + tok(7) + "\n\t}\n}\n";
+        }
+        auto fast = read_wmp2(text(plain));
+        auto slow = read_wmp2(text(commented));
+        ASSERT_EQ(fast.ok(), slow.ok()) << plain;
+        if (!fast.ok()) {
+            EXPECT_EQ(fast.error().code, slow.error().code) << plain;
+            EXPECT_EQ(fast.error().path, slow.error().path) << plain;
+            continue;
+        }
+        const Block& a = fast->blocks.at(0);
+        const Block& b = slow->blocks.at(0);
+        for (int i = 0; i < 3; ++i) {
+            const auto want = parse_double(tokens[static_cast<std::size_t>(i)]);
+            ASSERT_TRUE(want.has_value()) << plain;
+            const double x = a.vertices[0][i], y = b.vertices[0][i];
+            EXPECT_EQ(std::memcmp(&x, &*want, sizeof x), 0) << tokens[static_cast<std::size_t>(i)];
+            EXPECT_EQ(std::memcmp(&y, &*want, sizeof y), 0) << tokens[static_cast<std::size_t>(i)];
+        }
+        EXPECT_EQ(a.faces.at(0).indices, b.faces.at(0).indices) << plain;
+        EXPECT_EQ(a.faces[0].flags, b.faces[0].flags) << plain;
+        EXPECT_EQ(a.index, b.index) << plain;
+        EXPECT_EQ(write_str(*fast), plain);
+        EXPECT_EQ(write_str(*slow), commented);
+    }
 }
 
 // Token positions are 32-bit: a text of 4 GiB or more is refused up front (a sparse file, so
