@@ -67,7 +67,9 @@ public:
                     }
                 }
                 if (frac < 8 && n + frac > 0 && ends_number(q)) {
-                    const double v = static_cast<double>(m) / kPow10[frac];
+                    // Integers (most plane points) skip the slow division.
+                    const double v =
+                        frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
                     out = neg ? -v : v;
                     p_ = q;
                     return true;
