@@ -13,39 +13,38 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    // The same diagnostics, with positions, in the same order.
+    auto same_diags = [](const lk::Diagnostics& a, const lk::Diagnostics& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (a.items()[i].to_string() != b.items()[i].to_string() ||
+                a.items()[i].offset != b.items()[i].offset)
+                return false;
+        }
+        return true;
+    };
     {
-        lk::Diagnostics d1, d2;
+        // One thread with the light tokenizer (the default), against three threads on pieces
+        // of a byte, and against the full KeyValues parser.
+        lk::Diagnostics d1, d2, d3;
         auto one = lk::vmf::read_map(lk::Blob::copy_of(text), d1, {.threads = 1});
         lk::vmf::ReadOptions opt;
         opt.threads = 3;
         opt.min_piece_bytes = 1;
         auto many = lk::vmf::read_map(lk::Blob::copy_of(text), d2, opt);
-        if (one.ok() != many.ok()) std::abort();
-        if (one.ok() && (!(one.value() == many.value()) || d1.size() != d2.size())) std::abort();
-        if (!one.ok() && one.error().to_string() != many.error().to_string()) std::abort();
-        for (std::size_t i = 0; i < d1.size() && i < d2.size(); ++i) {
-            if (d1.items()[i].to_string() != d2.items()[i].to_string()) std::abort();
-        }
-    }
-    {
-        lk::Diagnostics d1, d2;
         lk::vmf::ReadOptions full;
         full.threads = 1;
         full.light_tokenizer = false;
-        auto a = lk::vmf::read_map(lk::Blob::copy_of(text), d1, full);
-        auto b = lk::vmf::read_map(lk::Blob::copy_of(text), d2, {.threads = 1});
-        if (a.ok() != b.ok() || d1.size() != d2.size()) std::abort();
-        if (!a.ok() && (a.error().to_string() != b.error().to_string() ||
-                        a.error().offset != b.error().offset))
-            std::abort();
-        if (a.ok() && (!(a.value() == b.value()) ||
-                       lk::test::vmf_origins(a.value()) != lk::test::vmf_origins(b.value())))
-            std::abort();
-        for (std::size_t i = 0; i < d1.size(); ++i) {
-            if (d1.items()[i].to_string() != d2.items()[i].to_string() ||
-                d1.items()[i].offset != d2.items()[i].offset)
-                std::abort();
+        auto whole = lk::vmf::read_map(lk::Blob::copy_of(text), d3, full);
+        for (const auto* other : {&many, &whole}) {
+            if (one.ok() != other->ok()) std::abort();
+            if (!one.ok() && one.error().to_string() != other->error().to_string()) std::abort();
+            if (one.ok() && !(one.value() == other->value())) std::abort();
         }
+        if (!same_diags(d1, d2) || !same_diags(d1, d3)) std::abort();
+        if (!one.ok() && one.error().offset != whole.error().offset) std::abort();
+        if (one.ok() && lk::test::vmf_origins(one.value()) != lk::test::vmf_origins(whole.value()))
+            std::abort();
     }
     auto doc = lk::vmf::Document::read(text);
     if (!doc) return 0;
