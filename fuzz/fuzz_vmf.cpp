@@ -47,6 +47,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::abort();
     }
     auto doc = lk::vmf::Document::read(text);
+    // The streaming read (read_map) gives the model the lossless tree gives.
+    {
+        lk::Diagnostics d;
+        auto streamed = lk::vmf::read_map(lk::Blob::copy_of(text), d, {.threads = 1});
+        if (doc.ok() != streamed.ok()) std::abort();
+        if (doc.ok() && !(doc->map() == streamed.value())) std::abort();
+    }
     if (!doc) return 0;
     if (doc->write() != text) std::abort();
     lk::Diagnostics out;

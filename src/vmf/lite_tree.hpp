@@ -66,6 +66,7 @@ public:
     Iterator begin() const;
     Iterator end() const { return {t_, kv::kNone}; }
     LiteNode first_child() const;
+    LiteNode next_sibling() const;
     std::size_t child_count() const;
     LiteNode find(std::string_view key) const;
     std::string_view get(std::string_view key, std::string_view fallback = {}) const;
@@ -145,6 +146,9 @@ inline LiteNode::Iterator LiteNode::begin() const {
 }
 inline LiteNode LiteNode::first_child() const {
     return {t_, t_->nodes_[id_].first_child};
+}
+inline LiteNode LiteNode::next_sibling() const {
+    return {t_, t_->nodes_[id_].next};
 }
 inline std::size_t LiteNode::child_count() const {
     std::size_t n = 0;

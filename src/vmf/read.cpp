@@ -126,24 +126,39 @@ public:
     // `streaming`: node ids are not kept in Origins (the tree drops subtrees as it goes).
     // `offset_base`: where the tree's text starts in the file (a piece of a threaded read).
     TypedReader(const Tree& tree, Diagnostics& diags, bool streaming, std::uint32_t offset_base = 0)
-        : tree_(tree), diags_(diags), streaming_(streaming), offset_base_(offset_base) {}
+        : tree_(&tree), diags_(diags), streaming_(streaming), offset_base_(offset_base) {}
 
     // Whole-tree mode: every top-level item of the tree.
     Map run();
     // Streaming mode: called as each block closes; true = consumed (drop it from the tree).
     bool stream_block(const Node& block, std::span<const kv::NodeId> ancestors);
     Map take() { return std::move(map_); }
+    // The tree moved (kv::Document::parse returned the one its callbacks saw); its nodes are
+    // where they were.
+    void rebind(const Tree& tree) { tree_ = &tree; }
+    // Top-level `world` blocks read so far (a piece that starts inside one counts it too).
+    std::size_t worlds() const { return worlds_; }
+    // Streaming: top-level key/values never close, so each is read when the next top-level
+    // block closes (with `before` that block's id), or at the end (kv::kNone): in file order.
+    void top_level_values(kv::NodeId before = kv::kNone) {
+        Node v = last_value_ == kv::kNone ? tree_->root().first_child()
+                                          : tree_->node(last_value_).next_sibling();
+        for (; v.valid() && v.id() != before; v = v.next_sibling()) {
+            top_level(v);
+            last_value_ = v.id();
+        }
+    }
 
 private:
     void top_level(const Node& top);
     // How far past a value's end its bytes may be read (NumberCursor): the tree's text.
-    const char* limit(std::string_view v) const { return readable_end(tree_, v); }
+    const char* limit(std::string_view v) const { return readable_end(*tree_, v); }
     Origin origin_of(const Node& n) const {
         return {streaming_ ? kv::kNone : n.id(),
                 offset_base_ + static_cast<std::uint32_t>(n.offset())};
     }
     void field_error(const Node& n, std::string_view path, std::string msg) {
-        const TextPos p = tree_.locate(n.offset());
+        const TextPos p = tree_->locate(n.offset());
         diags_.add(Diagnostic::error("vmf.bad-field", std::move(msg))
                        .at_line(p.line, p.column)
                        .at_offset(static_cast<std::int64_t>(n.offset()))
@@ -278,13 +293,14 @@ private:
     Visgroup read_visgroup(const Node& n);
     void read_cordon_box(const Node& n, Cordon& c);
 
-    const Tree& tree_;
+    const Tree* tree_;
     Diagnostics& diags_;
     bool streaming_;
     std::uint32_t offset_base_;
     Map map_;
     std::vector<Solid> pending_solids_;  // streaming: solids of the entity still open
-    bool consumed_hidden_solid_ = false;
+    std::size_t worlds_ = 0;
+    kv::NodeId last_value_ = kv::kNone;  // the last top-level key/value read
 };
 
 template <class Tree, class Node>
@@ -649,7 +665,7 @@ Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, boo
                     raw.raw = std::string(o.value());
                     raw.origin = origin_of(o);
                     e.connections.push_back(std::move(raw));
-                    const TextPos p = tree_.locate(o.offset());
+                    const TextPos p = tree_->locate(o.offset());
                     diags_.add(
                         Diagnostic::warning("vmf.bad-connection",
                                             fmt::format("output '{}' value '{}' does not have "
@@ -723,6 +739,7 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
             m.extra_blocks.push_back(to_raw(top));
             return;
         }
+        worlds_ += is(top, "world");
         if (is(top, "versioninfo") && !m.has_versioninfo) {
             m.has_versioninfo = true;
             for (Node c : top) {
@@ -803,7 +820,7 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
 
 template <class Tree, class Node>
 Map TypedReader<Tree, Node>::run() {
-    for (Node top : tree_.root()) top_level(top);
+    for (Node top : tree_->root()) top_level(top);
     return std::move(map_);
 }
 
@@ -812,36 +829,34 @@ bool TypedReader<Tree, Node>::stream_block(const Node& block,
                                            std::span<const kv::NodeId> ancestors) {
     const std::size_t depth = ancestors.size() - 1;  // ancestors[0] is the root
     if (depth == 0) {
+        top_level_values(block.id());
         top_level(block);
         pending_solids_.clear();
-        consumed_hidden_solid_ = false;
         return true;
     }
     if (!block.is_block()) return false;
-    auto key_at = [&](std::size_t i) { return tree_.node(ancestors[i]).key(); };
-    auto owner = [&](std::size_t i) {
-        return iequals(key_at(i), "world") || iequals(key_at(i), "entity");
-    };
-    const std::size_t top = ancestors.size() - 1;  // index of the parent
+    // Solids are taken as they close only where the tree reader would take them: directly in a
+    // top-level entity or in the map's world (the first top-level `world`; a later one is kept
+    // whole as an unknown block), or as the one child of a `hidden` block there. Anywhere else
+    // they stay in the tree, and the block around them is read, or kept whole, as it closes.
+    const std::size_t parent = ancestors.size() - 1;
+    if (parent != 1) return false;
+    const std::string_view owner = tree_->node(ancestors[1]).key();
+    const bool is_world = iequals(owner, "world");
+    if (!(is_world && !map_.has_world) && !iequals(owner, "entity")) return false;
+    const Path entity_path =
+        is_world ? Path{nullptr, "world"}
+                 : Path{nullptr, "entity", static_cast<std::int64_t>(map_.entities.size())};
+    const auto index = static_cast<std::int64_t>(pending_solids_.size());
     if (is(block, "solid")) {
-        // solid directly in world/entity, or wrapped in `hidden { }` inside one.
-        const bool direct = owner(top);
-        const bool wrapped = top >= 2 && iequals(key_at(top), "hidden") && owner(top - 1);
-        if (!direct && !wrapped) return false;
-        const std::size_t owner_index = direct ? top : top - 1;
-        const bool is_world = iequals(key_at(owner_index), "world");
-        const Path entity_path =
-            is_world ? Path{nullptr, "world"}
-                     : Path{nullptr, "entity", static_cast<std::int64_t>(map_.entities.size())};
-        const auto index = static_cast<std::int64_t>(pending_solids_.size());
-        read_solid(block, Path{&entity_path, "solid", index}, wrapped,
+        read_solid(block, Path{&entity_path, "solid", index}, false,
                    pending_solids_.emplace_back());
-        consumed_hidden_solid_ |= wrapped;
         return true;
     }
-    // The `hidden` wrapper whose solid was consumed above is now empty.
-    if (is(block, "hidden") && consumed_hidden_solid_ && block.child_count() == 0) {
-        consumed_hidden_solid_ = false;
+    if (is(block, "hidden") && block.child_count() == 1 && is(block.first_child(), "solid") &&
+        block.first_child().is_block()) {
+        read_solid(block.first_child(), Path{&entity_path, "solid", index}, true,
+                   pending_solids_.emplace_back());
         return true;
     }
     return false;
@@ -861,8 +876,8 @@ namespace {
 struct Piece {
     Result<Map> map = Map{};
     Diagnostics diags;
-    bool top_level_values = false;  // top-level key/values (read last, after every block)
-    bool ends_in_world = false;     // the block left open at the end of the piece was `world`
+    bool ends_in_world = false;  // the block left open at the end of the piece was `world`
+    std::size_t worlds = 0;      // top-level `world` blocks begun in this piece
 };
 
 // The streaming read with the light tokenizer; false when the text needs kv::Document::parse
@@ -883,11 +898,8 @@ bool read_piece_lite(const Blob& source, std::uint32_t base, bool starts_in_worl
         return false;
     }
     out.ends_in_world = tree.closed_at_end() != kv::kNone && last_top_is_world;
-    // Top-level key/values (no block closes for them) are all that can be left.
-    for (LiteNode top : tree.root()) {
-        out.top_level_values = true;
-        reader.stream_block(top, std::array<kv::NodeId, 1>{0});
-    }
+    reader.top_level_values();  // those after the last block
+    out.worlds = reader.worlds() - (starts_in_world ? 1 : 0);
     out.map = reader.take();
     return true;
 }
@@ -917,12 +929,13 @@ Piece read_piece(Blob source, ReadOptions opt, std::uint32_t base, bool starts_i
         return out;
     }
     out.ends_in_world = tree->closed_at_end() != kv::kNone && last_top_is_world;
-    if (!reader) reader.emplace(tree.value(), out.diags, true, base);
-    // Top-level key/values (no block closes for them) are all that can be left.
-    for (kv::Node top : tree->root()) {
-        out.top_level_values = true;
-        reader->stream_block(top, std::array<kv::NodeId, 1>{0});
+    if (reader) {
+        reader->rebind(tree.value());
+    } else {
+        reader.emplace(tree.value(), out.diags, true, base);
     }
+    reader->top_level_values();  // those after the last block
+    out.worlds = reader->worlds() - (starts_in_world ? 1 : 0);
     out.map = reader->take();
     return out;
 }
@@ -986,9 +999,9 @@ void add_piece_diags(Diagnostics& into, Diagnostics& from, std::uint32_t base,
 
 // Appends piece `b` (which follows `a` in the file) to `a`. `b_continues_world`: b starts
 // inside the world block a left open. False when the pieces cannot be joined into exactly what
-// a one-thread read gives (a "first one wins" block such as `cameras` in both, or top-level
-// key/values before the last piece); the caller then reads the file whole.
-bool join(Map& a, bool a_values, Map& b, bool b_continues_world) {
+// a one-thread read gives (a "first one wins" block such as `cameras` in both); the caller then
+// reads the file whole.
+bool join(Map& a, Map& b, bool b_continues_world) {
     if (b_continues_world) {
         // The rest of the world: solids (and groups) only; its keys were all in a.
         Entity& w = b.world;
@@ -1005,8 +1018,7 @@ bool join(Map& a, bool a_values, Map& b, bool b_continues_world) {
     if ((a.has_versioninfo && b.has_versioninfo) || (a.has_visgroups && b.has_visgroups) ||
         (a.viewsettings && b.viewsettings) || (a.has_world && b.has_world) ||
         (a.has_cameras && b.has_cameras) ||
-        (a.cordon_style != Map::CordonStyle::none && b.cordon_style != Map::CordonStyle::none) ||
-        (a_values && !b.extra_blocks.empty())) {
+        (a.cordon_style != Map::CordonStyle::none && b.cordon_style != Map::CordonStyle::none)) {
         return false;
     }
     if (b.has_versioninfo) {
@@ -1089,13 +1101,17 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
             if (e) std::rethrow_exception(e);
         }
     }
+    // A cut before a world solid is only known to be in the map's world if the text has one
+    // world block: a later one is kept whole by the one-thread read.
+    std::size_t worlds = 0;
     for (std::size_t i = 0; i < n; ++i) {
         if (!parts[i].map) return std::nullopt;
         if (cuts[i + 1].in_world && !parts[i].ends_in_world) return std::nullopt;
+        worlds += parts[i].worlds;
     }
+    if (worlds > 1) return std::nullopt;
     Map map = std::move(parts[0].map).value();
     Diagnostics all = std::move(parts[0].diags);
-    bool values = parts[0].top_level_values;
     // Line numbers where pieces start (CR LF, lone CR and LF each end a line), found only when
     // a piece has diagnostics to place.
     std::optional<LineMap> lines;
@@ -1107,8 +1123,7 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
         }
         const std::size_t entities_before = map.entities.size();
         const std::size_t world_solids_before = cuts[i].in_world ? map.world.solids.size() : 0;
-        if (!join(map, values, parts[i].map.value(), cuts[i].in_world)) return std::nullopt;
-        values = values || parts[i].top_level_values;
+        if (!join(map, parts[i].map.value(), cuts[i].in_world)) return std::nullopt;
         add_piece_diags(all, parts[i].diags, static_cast<std::uint32_t>(cuts[i].at), line,
                         entities_before, world_solids_before);
     }

@@ -527,6 +527,48 @@ TEST(Vmf, LightTokenizerEqualsFullParser) {
     for (const auto& [label, text] : texts) expect_same_readers(text, label);
 }
 
+// The streaming reader (read_map, whole or in pieces) builds the model the lossless tree gives,
+// on texts where blocks that hold solids are not where a map has them. Found by fuzz_vmf: the
+// solids of a second `world` were dropped (and, read in pieces, joined to the first world), and
+// top-level key/values were read after every block.
+TEST(Vmf, StreamingReadEqualsTreeRead) {
+    const std::string solid =
+        "\tsolid\n\t{\n\t\t\"id\" \"7\"\n\t\tside\n\t\t{\n\t\t\t\"plane\" "
+        "\"(0 0 0) (0 1 0) (1 1 0)\"\n\t\t}\n\t}\n";
+    const std::string entity =
+        "entity\n{\n\t\"id\" \"3\"\n\t\"classname\" \"func_brush\"\n" + solid + "}\n";
+    const std::vector<std::pair<std::string, std::string>> texts = {
+        {"second world", "world\n{\n\t\"id\" \"1\"\n" + solid + "}\nworld\n{\n\t\"id\" \"2\"\n" +
+                             solid + solid + "}\n" + entity},
+        {"top-level values between blocks",
+         "\"a\" \"1\"\nquickhide\n{\n}\n\"b\" \"2\"\nworld\n{\n" + solid + "}\n\"c\" \"3\"\n" +
+             entity + "\"d\" \"4\"\n"},
+        {"entity in an unknown block", "world\n{\n" + solid + "}\nwrapper\n{\n" + entity + "}\n"},
+        {"hidden entity", "world\n{\n}\nhidden\n{\n" + entity + "}\n"},
+        {"hidden entity and more", "world\n{\n}\nhidden\n{\n" + entity + entity + "}\n"},
+        {"hidden solids", "world\n{\n\thidden\n\t{\n" + solid + "\t}\n\thidden\n\t{\n" + solid +
+                              solid + "\t}\n\thidden\n\t{\n\t}\n" + solid + "}\n"},
+    };
+    for (const auto& [label, text] : texts) {
+        auto tree = vmf::Document::read(text);
+        ASSERT_TRUE(tree) << label;
+        for (unsigned threads : {1u, 3u}) {
+            vmf::ReadOptions opt;
+            opt.threads = threads;
+            opt.min_piece_bytes = 1;
+            Diagnostics d;
+            auto streamed = vmf::read_map(Blob::copy_of(text), d, opt);
+            ASSERT_TRUE(streamed) << label;
+            EXPECT_TRUE(streamed.value() == tree->map()) << label << " threads " << threads;
+        }
+        expect_same_readers(text, label);
+    }
+    auto two = vmf::Document::read(texts[0].second);
+    EXPECT_EQ(two->map().world.solids.size(), 1u);
+    ASSERT_EQ(two->map().extra_blocks.size(), 1u);  // the second world, whole
+    EXPECT_EQ(two->map().extra_blocks[0].children.size(), 3u);
+}
+
 TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
     auto entity = [](int i, bool bad) {
         return "entity\n{\n\t\"id\" \"" + std::to_string(i) +
