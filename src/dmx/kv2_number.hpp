@@ -208,20 +208,24 @@ inline bool fixed_scaled(float v, int decimals, bool ties_away, std::uint64_t& q
 // Whether `t` is what append_fixed(v, decimals) writes, without writing it.
 inline std::optional<bool> fixed_spelled(const Decimal& d, float v, int decimals, bool ties_away) {
     if (d.neg != std::signbit(v)) return false;
-    if (d.leading_zero || d.frac_digits > decimals || (d.frac_digits > 0 && d.trailing_zero) ||
-        (d.frac_digits == 0 && d.trailing_zero)) {
-        return false;
-    }
+    if (d.leading_zero || d.trailing_zero || d.frac_digits > decimals) return false;
     if (d.int_part >= 1000000000ull) return std::nullopt;
     std::uint64_t q;
     if (!fixed_scaled(v, decimals, ties_away, q)) return std::nullopt;
     return q == d.int_part * kPow10[decimals] + d.frac * kPow10[decimals - d.frac_digits];
 }
 
-inline bool parse_decimal(std::string_view s, const Decimal* d, float& out) {
+// Whether `d` is Valve's spelling of `v` (the kFloatValve test of match_fixed).
+inline bool valve_fixed_spelled(const Decimal& d, float v) {
+    const std::optional<bool> m = fixed_spelled(d, v, 10, true);
+    return m && *m;
+}
+
+// `s` (split into `d` if plain) as the nearest float.
+inline bool parse_decimal_exact(std::string_view s, const Decimal* d, float& out) {
     if (d && d->small) {
         // One correctly rounded double division, then to float: exact unless the double lands
-        // exactly on a midpoint between two floats (then the slow path decides).
+        // exactly on a midpoint between two floats (then from_chars decides).
         const double x = static_cast<double>(d->mantissa) / kPow10d[d->frac_digits];
         const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
         const bool midpoint = (bits & 0x1FFFFFFF) == 0x10000000;
@@ -233,6 +237,30 @@ inline bool parse_decimal(std::string_view s, const Decimal* d, float& out) {
     }
     auto r = std::from_chars(s.data(), s.data() + s.size(), out);
     return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+inline constexpr double kPow10Inv[] = {1e-0,  1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
+                                       1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+                                       1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
+
+inline bool parse_decimal(std::string_view s, const Decimal* d, float& out) {
+    if (d && d->small) {
+        // The mantissa (< 2^53, exact) times the double nearest 10^-k is within two double ulps
+        // of the quotient (two roundings of relative error 2^-53), so it rounds to the same
+        // float as the quotient unless it lies within a few ulps of a midpoint between two
+        // floats, where the 29 bits a float drops are 0x10000000: those take the exact path.
+        // (Such quotients, below 2^53 and at least 10^-22, are neither subnormal nor too large
+        // as floats.) A multiplication instead of a division: the division's latency was the
+        // largest single cost of reading float arrays.
+        const double x = static_cast<double>(d->mantissa) * kPow10Inv[d->frac_digits];
+        const std::uint64_t low = std::bit_cast<std::uint64_t>(x) & 0x1FFFFFFF;
+        if (low - (0x10000000 - 4) > 8) {
+            const float f = static_cast<float>(x);
+            out = d->neg ? -f : f;
+            return true;
+        }
+    }
+    return parse_decimal_exact(s, d, out);
 }
 
 // The fixed-point candidates decided from the split text; returns the candidates left.

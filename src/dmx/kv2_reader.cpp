@@ -257,6 +257,13 @@ private:
     // (or tuple) after whitespace; false, with nothing changed, for anything else.
     template <class T>
     bool plain_item(std::vector<T>& items, std::size_t n, Owner o, std::uint32_t base);
+    // plain_item for T: int32 or a tuple of floats.
+    template <class T>
+    const char* scan_plain(const char* p, T& v, std::uint8_t& styles, bool& canonical);
+    // After a comma: reads items and commas for as long as they are plain and spaced as the
+    // layout spaces them (the bulk of a large file), with a local cursor.
+    template <class T>
+    void layout_run(std::vector<T>& items, std::size_t& n, Owner o);
     template <class T>
     bool parse_numeric_array(std::vector<T>& items, Owner o);
     bool read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
@@ -566,8 +573,14 @@ const char* Kv2Reader::scan_plain_floats(const char* p, const char* end, float* 
         if (!parse_decimal(f, &d, dst[k])) return nullptr;
         std::uint8_t m = 0;
         if (canonical) {
-            const std::uint8_t rest = match_fixed(d, dst[k], styles, m);
-            if (rest) m |= match_by_writing(dst[k], f, rest, fmt_);
+            if (styles == kFloatValve) {
+                // The style of most files once their first floats are read.
+                m = valve_fixed_spelled(d, dst[k]) ? std::uint8_t{kFloatValve}
+                                                   : match_by_writing(dst[k], f, styles, fmt_);
+            } else {
+                const std::uint8_t rest = match_fixed(d, dst[k], styles, m);
+                if (rest) m |= match_by_writing(dst[k], f, rest, fmt_);
+            }
         }
         if (m) {
             styles = m;
@@ -819,6 +832,51 @@ bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t it
 }
 
 template <class T>
+const char* Kv2Reader::scan_plain(const char* p, T& v, std::uint8_t& styles, bool& canonical) {
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+        return scan_plain_int(p, limit_, v);
+    } else {
+        constexpr int kFields = sizeof(T) / sizeof(float);
+        return scan_plain_floats(p, limit_, reinterpret_cast<float*>(&v), kFields, styles,
+                                 canonical);
+    }
+}
+
+template <class T>
+void Kv2Reader::layout_run(std::vector<T>& items, std::size_t& n, Owner o) {
+    const GapCache& gi = gap_cache_[gap_key(Tk::comma_s, Tk::item_s)];
+    const GapCache& gc = gap_cache_[gap_key(Tk::item_s, Tk::comma_s)];
+    if (gi.depth != depth_ || !gi.short_ws || gc.depth != depth_ || !gc.short_ws) return;
+    const std::size_t il = gi.text.size(), cl = gc.text.size();
+    const char* p = text_.data() + pos_;
+    std::uint8_t styles = style_->floats;
+    // Words are read from p: 16 bytes must remain.
+    while (limit_ - p >= 16 && n < kMaxArrayItems && (load8(p) & gi.mask) == gi.word &&
+           p[il] == '"') {
+        const char* const q = p + il + 1;
+        T v;
+        std::uint8_t item_styles = styles;
+        bool canonical = true;
+        const char* const e = scan_plain(q, v, item_styles, canonical);
+        if (!e || e == limit_ || *e != '"') break;
+        items.push_back(v);
+        styles = item_styles;
+        if (!canonical) {
+            record(o, kRawValue | static_cast<std::uint32_t>(n),
+                   std::string_view(q, static_cast<std::size_t>(e - q)));
+        }
+        ++n;
+        p = e + 1;
+        prev_ = Tk::item_s;
+        if (limit_ - p < 16 || (load8(p) & gc.mask) != gc.word || p[cl] != ',') break;
+        p += cl + 1;
+        prev_ = Tk::comma_s;
+    }
+    style_->floats = styles;
+    pos_ = static_cast<std::size_t>(p - text_.data());
+}
+
+template <class T>
 bool Kv2Reader::plain_item(std::vector<T>& items, std::size_t n, Owner o, std::uint32_t base) {
     const char* const d = text_.data();
     const std::size_t size = text_.size();
@@ -835,14 +893,7 @@ bool Kv2Reader::plain_item(std::vector<T>& items, std::size_t n, Owner o, std::u
     T v;
     std::uint8_t styles = style_->floats;
     bool canonical = true;
-    const char* e;
-    if constexpr (std::is_same_v<T, std::int32_t>) {
-        e = scan_plain_int(d + p + 1, limit_, v);
-    } else {
-        constexpr int kFields = sizeof(T) / sizeof(float);
-        e = scan_plain_floats(d + p + 1, limit_, reinterpret_cast<float*>(&v), kFields, styles,
-                              canonical);
-    }
+    const char* e = scan_plain(d + p + 1, v, styles, canonical);
     // The closing quote right after the number: no escapes, nothing else in the string.
     if (!e || e == limit_ || *e != '"') return false;
     Token tok;
@@ -873,6 +924,10 @@ bool Kv2Reader::parse_numeric_array(std::vector<T>& items, Owner o) {
     std::vector<std::size_t> missing_commas;
     Token tok;
     for (;;) {
+        if (comma_after_last) {
+            layout_run(items, n, o);
+            comma_after_last = prev_ == Tk::comma_s;
+        }
         const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(n);
         if (n < kMaxArrayItems && plain_item(items, n, o, base)) {
             if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
