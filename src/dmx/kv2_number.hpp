@@ -263,6 +263,84 @@ inline bool parse_decimal(std::string_view s, const Decimal* d, float& out) {
     return parse_decimal_exact(s, d, out);
 }
 
+// --- fixed-point spellings ---
+
+inline char* write_u64(std::uint64_t v, char* p) {
+    if (v < 10) {
+        *p = static_cast<char>('0' + v);
+        return p + 1;
+    }
+    return std::to_chars(p, p + 20, v).ptr;
+}
+
+// The eight decimal digits of x < 10^8 (leading zeros included) as byte values 0..9, the first
+// in the lowest byte: x split into halves of four digits, then two, then one, in lanes of one
+// word (multiplications by 2^20/100 and 2^10/10, exact in these ranges, instead of divisions).
+inline std::uint64_t eight_digit_values(std::uint32_t x) {
+    const std::uint64_t v = (x / 10000) | (std::uint64_t{x % 10000} << 32);
+    const std::uint64_t h = ((v * 10486) >> 20) & 0x0000007F0000007Full;
+    const std::uint64_t w = h | ((v - h * 100) << 16);
+    const std::uint64_t t = ((w * 103) >> 10) & 0x000F000F000F000Full;
+    return t | ((w - t * 10) << 8);
+}
+
+// `scaled` / 10^Decimals as "int[.frac]" with the fraction's trailing zeros dropped and its
+// leading zeros kept ("0.05"). The fraction's digits are made in words and stored whole, then
+// the zeros at their end (zero bytes at the top of the word) taken back: this writes up to 16
+// bytes past the '.', beyond what it keeps.
+template <int Decimals>
+inline char* write_scaled_fixed(std::uint64_t scaled, char* p) {
+    static_assert(Decimals >= 1 && Decimals <= 16);
+    constexpr std::uint64_t kScale = kPow10[Decimals];
+    constexpr std::uint64_t kAscii = 0x3030303030303030ull;
+    const std::uint64_t frac = scaled % kScale;
+    p = write_u64(scaled / kScale, p);
+    if (frac == 0) return p;
+    *p++ = '.';
+    if constexpr (Decimals <= 8) {
+        // The digits and 8 - Decimals zeros after them.
+        const std::uint64_t d =
+            eight_digit_values(static_cast<std::uint32_t>(frac * kPow10[8 - Decimals]));
+        const std::uint64_t text = d | kAscii;
+        std::memcpy(p, &text, 8);
+        return p + 8 - (std::countl_zero(d) >> 3);
+    } else {
+        constexpr int kHigh = Decimals - 8;
+        const std::uint64_t high =
+            eight_digit_values(static_cast<std::uint32_t>(frac / 100000000 * kPow10[8 - kHigh]));
+        const std::uint64_t low = eight_digit_values(static_cast<std::uint32_t>(frac % 100000000));
+        const std::uint64_t high_text = high | kAscii, low_text = low | kAscii;
+        std::memcpy(p, &high_text, 8);
+        std::memcpy(p + kHigh, &low_text, 8);
+        if (low != 0) return p + Decimals - (std::countl_zero(low) >> 3);
+        return p + 8 - (std::countl_zero(high) >> 3);
+    }
+}
+
+// write_float(v, kFloatValve, p) for the common values, inline: finite, below 2^30, and (below
+// 2^-9) reading back from ten decimals.
+inline char* write_valve_float(float v, char* p) {
+    std::uint64_t q;
+    if (!fixed_scaled(v, 10, true, q)) return write_float(v, kFloatValve, p);
+    char* const b = p;
+    if (std::signbit(v)) *p++ = '-';
+    p = write_scaled_fixed<10>(q, p);
+    // Ten decimals are within 0.5e-10 of v, less than a quarter of the float spacing from 2^-9
+    // up: only smaller values can read back as a neighbour, and are then spelled shortest.
+    if (std::fabs(v) < 0x1p-9f && v != 0) {
+        Decimal d;  // the text just written, without splitting it again
+        d.neg = std::signbit(v);
+        d.mantissa = q;
+        d.frac_digits = 10;
+        float w;
+        if (!parse_decimal(std::string_view(b, static_cast<std::size_t>(p - b)), &d, w) ||
+            std::bit_cast<std::uint32_t>(w) != std::bit_cast<std::uint32_t>(v)) {
+            return write_float(v, kFloatShortest, b);
+        }
+    }
+    return p;
+}
+
 // The fixed-point candidates decided from the split text; returns the candidates left.
 inline std::uint8_t match_fixed(const Decimal& d, float v, std::uint8_t candidates,
                                 std::uint8_t& out) {
@@ -282,12 +360,11 @@ inline std::uint8_t match_fixed(const Decimal& d, float v, std::uint8_t candidat
 }
 
 // Spells `v` in each candidate style and compares (kv2_style.cpp).
-std::uint8_t match_by_writing(float v, std::string_view text, std::uint8_t candidates,
-                              std::string& buf);
+std::uint8_t match_by_writing(float v, std::string_view text, std::uint8_t candidates);
 
 // parse_float plus the bits of `candidates` whose spelling of the value is `text`.
 inline bool read_float(std::string_view text, std::uint8_t candidates, float& out,
-                       std::uint8_t& matching, std::string& scratch) {
+                       std::uint8_t& matching) {
     matching = 0;
     Decimal d;
     const bool plain = split_decimal(text, d);
@@ -297,7 +374,7 @@ inline bool read_float(std::string_view text, std::uint8_t candidates, float& ou
     }
     if (!parse_decimal(text, plain ? &d : nullptr, out)) return false;
     if (plain) candidates = match_fixed(d, out, candidates, matching);
-    if (candidates) matching |= match_by_writing(out, text, candidates, scratch);
+    if (candidates) matching |= match_by_writing(out, text, candidates);
     return true;
 }
 

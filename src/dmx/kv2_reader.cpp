@@ -576,10 +576,10 @@ const char* Kv2Reader::scan_plain_floats(const char* p, const char* end, float* 
             if (styles == kFloatValve) {
                 // The style of most files once their first floats are read.
                 m = valve_fixed_spelled(d, dst[k]) ? std::uint8_t{kFloatValve}
-                                                   : match_by_writing(dst[k], f, styles, fmt_);
+                                                   : match_by_writing(dst[k], f, styles);
             } else {
                 const std::uint8_t rest = match_fixed(d, dst[k], styles, m);
-                if (rest) m |= match_by_writing(dst[k], f, rest, fmt_);
+                if (rest) m |= match_by_writing(dst[k], f, rest);
             }
         }
         if (m) {
@@ -614,7 +614,7 @@ bool Kv2Reader::read_floats(const Token& tok, std::string_view s, float* dst, in
         if (at != expect_at || (at > 0 && s[at - 1] != ' ')) canonical = false;
         expect_at = at + f.size() + 1;
         std::uint8_t m = 0;
-        if (!read_float(f, canonical ? style_->floats : 0, dst[k], m, fmt_)) return false;
+        if (!read_float(f, canonical ? style_->floats : 0, dst[k], m)) return false;
         if (m) {
             style_->floats = m;
         } else {
