@@ -16,9 +16,26 @@
 
 namespace lk::dmx::detail {
 
-inline constexpr std::uint64_t kPow10[] = {1ull,         10ull,         100ull,        1000ull,
-                                           10000ull,     100000ull,     1000000ull,    10000000ull,
-                                           100000000ull, 1000000000ull, 10000000000ull};
+inline constexpr std::uint64_t kPow10[] = {1ull,
+                                           10ull,
+                                           100ull,
+                                           1000ull,
+                                           10000ull,
+                                           100000ull,
+                                           1000000ull,
+                                           10000000ull,
+                                           100000000ull,
+                                           1000000000ull,
+                                           10000000000ull,
+                                           100000000000ull,
+                                           1000000000000ull,
+                                           10000000000000ull,
+                                           100000000000000ull,
+                                           1000000000000000ull,
+                                           10000000000000000ull,
+                                           100000000000000000ull,
+                                           1000000000000000000ull,
+                                           10000000000000000000ull};
 
 // A plain decimal "[-]digits[.digits]" split into its integer and fraction digits.
 struct Decimal {
@@ -107,6 +124,31 @@ inline const char* scan_digits(const char* p, const char* end, const char* limit
 
 // split_decimal over the text from `p`, stopping at the first byte that cannot continue a plain
 // decimal or at `end`: returns that position, or nullptr if the text up to it is not one.
+// The digits of a fraction from `p` on, as scan_digits reads them.
+[[gnu::always_inline]] inline const char* scan_fraction(const char* p, const char* end,
+                                                        const char* limit, std::uint64_t& value,
+                                                        std::size_t& count) {
+    if (!kSwar || limit - p < 16) return scan_digits(p, end, limit, value, count);
+    // Fractions of up to 15 digits (Valve writes 10) in two words, without a loop.
+    const auto room = static_cast<std::size_t>(end - p);
+    const std::uint64_t w1 = load8(p);
+    const std::size_t k1 = std::min(static_cast<std::size_t>(digit_bytes(w1)), room);
+    if (k1 < 8) {
+        value = digits_value(w1, static_cast<int>(k1));
+        count = k1;
+        return p + k1;
+    }
+    const std::uint64_t w2 = load8(p + 8);
+    const std::size_t k2 = std::min(static_cast<std::size_t>(digit_bytes(w2)), room - 8);
+    if (k2 == 8) return scan_digits(p, end, limit, value, count);
+    value = eight_digits(w1 ^ 0x3030303030303030ull) * kPow10[k2] +
+            digits_value(w2, static_cast<int>(k2));
+    count = 8 + k2;
+    return p + count;
+}
+
+// split_decimal over the text from `p`, stopping at the first byte that cannot continue a plain
+// decimal or at `end`: returns that position, or nullptr if the text up to it is not one.
 inline const char* scan_decimal(const char* p, const char* end, const char* limit, Decimal& d) {
     if (p < end && *p == '-') {
         d.neg = true;
@@ -115,7 +157,7 @@ inline const char* scan_decimal(const char* p, const char* end, const char* limi
     const char* const b = p;
     // Integer parts are short ("0", "-12"): byte at a time.
     std::uint64_t m = 0;
-    while (p < end && p - b <= 18 && static_cast<unsigned char>(*p - '0') < 10) {
+    while (p < end && static_cast<unsigned char>(*p - '0') < 10) {
         m = m * 10 + static_cast<unsigned>(*p - '0');
         ++p;
     }
@@ -124,41 +166,14 @@ inline const char* scan_decimal(const char* p, const char* end, const char* limi
     d.int_part = m;
     d.leading_zero = *b == '0' && int_digits > 1;
     if (p < end && *p == '.') {
-        ++p;
         std::uint64_t f;
         std::size_t frac_digits;
-        if (kSwar && limit - p >= 16) {
-            // Fractions of up to 15 digits (Valve writes 10) in two words, without a loop.
-            const auto room = static_cast<std::size_t>(end - p);
-            const std::uint64_t w1 = load8(p);
-            const std::size_t k1 = std::min(static_cast<std::size_t>(digit_bytes(w1)), room);
-            if (k1 < 8) {
-                f = digits_value(w1, static_cast<int>(k1));
-                frac_digits = k1;
-                p += k1;
-            } else {
-                const std::uint64_t w2 = load8(p + 8);
-                const std::size_t k2 =
-                    std::min(static_cast<std::size_t>(digit_bytes(w2)), room - 8);
-                if (k2 < 8) {
-                    f = eight_digits(w1 ^ 0x3030303030303030ull) * kPow10[k2] +
-                        digits_value(w2, static_cast<int>(k2));
-                    frac_digits = 8 + k2;
-                    p += frac_digits;
-                } else {
-                    p = scan_digits(p, end, limit, f, frac_digits);
-                }
-            }
-        } else {
-            p = scan_digits(p, end, limit, f, frac_digits);
-        }
+        p = scan_fraction(p + 1, end, limit, f, frac_digits);
         if (int_digits + frac_digits > 19) return nullptr;
         d.frac_digits = static_cast<int>(frac_digits);
         d.frac = f;
         d.trailing_zero = frac_digits == 0 || p[-1] == '0';
-        m = m * kPow10[std::min(d.frac_digits, 10)];
-        for (int k = 10; k < d.frac_digits; ++k) m *= 10;
-        m += f;
+        m = m * kPow10[frac_digits] + f;
     }
     d.mantissa = m;
     d.small = m < (std::uint64_t{1} << 53) && d.frac_digits <= 22;
@@ -176,7 +191,8 @@ inline constexpr double kPow10d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
 
 // |v| * 10^decimals rounded to an integer exactly (as append_fixed does), or false if the
 // result does not fit the fast path.
-inline bool fixed_scaled(float v, int decimals, bool ties_away, std::uint64_t& q) {
+[[gnu::always_inline]] inline bool fixed_scaled(float v, int decimals, bool ties_away,
+                                                std::uint64_t& q) {
     const std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
     const int biased = static_cast<int>((bits >> 23) & 0xFF);
     if (biased == 0xFF) return false;
@@ -338,6 +354,57 @@ inline char* write_valve_float(float v, char* p) {
             return write_float(v, kFloatShortest, b);
         }
     }
+    return p;
+}
+
+// scan_decimal, parse_decimal and valve_fixed_spelled of a plain decimal in one pass without a
+// Decimal, for files whose floats are Valve's: returns the end of the decimal, or nullptr where
+// scan_decimal would (or the text does not read as a float); `valve` tells whether the text is
+// Valve's spelling of `out`.
+[[gnu::always_inline]] inline const char* scan_valve_float(const char* p, const char* end,
+                                                           const char* limit, float& out,
+                                                           bool& valve) {
+    const char* const s = p;
+    const bool neg = p < end && *p == '-';
+    p += neg;
+    const char* const b = p;
+    std::uint64_t ip = 0;
+    while (p < end && static_cast<unsigned char>(*p - '0') < 10) {
+        ip = ip * 10 + static_cast<unsigned>(*p - '0');
+        ++p;
+    }
+    const auto int_digits = static_cast<std::size_t>(p - b);
+    if (int_digits == 0 || int_digits > 18) return nullptr;
+    std::uint64_t m = ip;
+    std::size_t frac_digits = 0;
+    bool trailing_zero = false;
+    if (p < end && *p == '.') {
+        std::uint64_t f;
+        p = scan_fraction(p + 1, end, limit, f, frac_digits);
+        if (int_digits + frac_digits > 19) return nullptr;
+        trailing_zero = frac_digits == 0 || p[-1] == '0';
+        m = m * kPow10[frac_digits] + f;
+    }
+    // parse_decimal's fast path, else the Decimal it would have had.
+    const std::string_view text(s, static_cast<std::size_t>(p - s));
+    const bool small = m < (std::uint64_t{1} << 53);
+    const double x = static_cast<double>(m) * kPow10Inv[frac_digits];
+    if (small && (std::bit_cast<std::uint64_t>(x) & 0x1FFFFFFF) - (0x10000000 - 4) > 8) {
+        const float f = static_cast<float>(x);
+        out = neg ? -f : f;
+    } else {
+        Decimal d;
+        d.neg = neg;
+        d.mantissa = m;
+        d.frac_digits = static_cast<int>(frac_digits);
+        d.small = small;
+        if (!parse_decimal_exact(text, &d, out)) return nullptr;
+    }
+    // fixed_spelled(d, out, 10, true)
+    std::uint64_t q;
+    valve = neg == std::signbit(out) && !(*b == '0' && int_digits > 1) && !trailing_zero &&
+            frac_digits <= 10 && ip < 1000000000ull && fixed_scaled(out, 10, true, q) &&
+            q == m * kPow10[10 - frac_digits];
     return p;
 }
 
