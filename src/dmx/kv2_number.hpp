@@ -402,8 +402,9 @@ inline char* write_valve_float(float v, char* p) {
     }
     // fixed_spelled(d, out, 10, true)
     std::uint64_t q;
-    valve = neg == std::signbit(out) && !(*b == '0' && int_digits > 1) && !trailing_zero &&
-            frac_digits <= 10 && ip < 1000000000ull && fixed_scaled(out, 10, true, q) &&
+    // (The sign check of fixed_spelled holds by construction: `out` has the text's sign.)
+    valve = !(*b == '0' && int_digits > 1) && !trailing_zero && frac_digits <= 10 &&
+            ip < 1000000000ull && fixed_scaled(out, 10, true, q) &&
             q == m * kPow10[10 - frac_digits];
     return p;
 }

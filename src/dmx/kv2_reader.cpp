@@ -257,6 +257,22 @@ private:
     // (or tuple) after whitespace; false, with nothing changed, for anything else.
     template <class T>
     bool plain_item(std::vector<T>& items, std::size_t n, Owner o, std::uint32_t base);
+    // `n` floats spelled as Valve spells them, separated by single spaces: the end of the last,
+    // or nullptr for anything else (then scan_plain decides).
+    [[gnu::always_inline]] const char* valve_floats(const char* p, float* dst, int n) const {
+        for (int k = 0; k < n; ++k) {
+            bool valve;
+            p = scan_valve_float(p, limit_, limit_, dst[k], valve);
+            if (!p || !valve) return nullptr;
+            if (k + 1 < n) {
+                if (p == limit_ || *p != ' ') return nullptr;
+                ++p;
+            }
+        }
+        return p;
+    }
+    template <class T>
+    static constexpr int kFields = static_cast<int>(sizeof(T) / sizeof(float));
     // plain_item for T: int32 or a tuple of floats.
     template <class T>
     const char* scan_plain(const char* p, T& v, std::uint8_t& styles, bool& canonical);
@@ -842,8 +858,7 @@ const char* Kv2Reader::scan_plain(const char* p, T& v, std::uint8_t& styles, boo
     if constexpr (std::is_same_v<T, std::int32_t>) {
         return scan_plain_int(p, limit_, v);
     } else {
-        constexpr int kFields = sizeof(T) / sizeof(float);
-        return scan_plain_floats(p, limit_, reinterpret_cast<float*>(&v), kFields, styles,
+        return scan_plain_floats(p, limit_, reinterpret_cast<float*>(&v), kFields<T>, styles,
                                  canonical);
     }
 }
@@ -863,7 +878,12 @@ void Kv2Reader::layout_run(std::vector<T>& items, std::size_t& n, Owner o) {
         T v;
         std::uint8_t item_styles = styles;
         bool canonical = true;
-        const char* const e = scan_plain(q, v, item_styles, canonical);
+        const char* e = nullptr;
+        if constexpr (!std::is_same_v<T, std::int32_t>) {
+            if (styles == kFloatValve)
+                e = valve_floats(q, reinterpret_cast<float*>(&v), kFields<T>);
+        }
+        if (!e) e = scan_plain(q, v, item_styles, canonical);
         if (!e || e == limit_ || *e != '"') break;
         items.push_back(v);
         styles = item_styles;
