@@ -123,6 +123,35 @@ constexpr std::array<Token::Kind, 256> kPunctuation = [] {
     return t;
 }();
 
+// The last values looked up for a few texts of the input (attribute names, type names): a
+// file repeats a handful of them thousands of times, and a hash map hashes every byte.
+template <class V>
+class TextCache {
+public:
+    const V* find(std::string_view s) const {
+        const Entry& e = entries_[slot(s)];
+        return e.key.size() == s.size() && e.key == s ? &e.value : nullptr;
+    }
+    // `s` must outlive the cache (a view of the input).
+    void put(std::string_view s, const V& v) { entries_[slot(s)] = Entry{s, v}; }
+
+private:
+    struct Entry {
+        std::string_view key;
+        V value{};
+    };
+    static std::size_t slot(std::string_view s) {
+        const std::size_t n = s.size();
+        const std::size_t h = n == 0 ? 0
+                                     : n * 7 + static_cast<unsigned char>(s[0]) * 3 +
+                                           static_cast<unsigned char>(s[n - 1]) +
+                                           static_cast<unsigned char>(s[n / 2]);
+        return h % kSlots;
+    }
+    static constexpr std::size_t kSlots = 64;
+    std::array<Entry, kSlots> entries_{};
+};
+
 // Owner of trivia: an element, or an attribute of an element.
 struct Owner {
     std::int32_t element = -1;
@@ -310,6 +339,8 @@ private:
     std::vector<std::int32_t> order_;
     std::unordered_map<Guid, ElementRef, GuidHash> defined_;
     bool noids_ = false;
+    TextCache<std::optional<Type>> type_cache_;
+    TextCache<Symbol> name_cache_;
     std::string_view hint_;
     bool hint_line_ = false;  // a layout hint line was taken out of the text
     struct GapCache {
@@ -554,12 +585,13 @@ bool canonical_int(std::string_view t) {
 // Canonical int text ("-12", "0"; no '+', leading zeros or "-0") of at most 9 digits, which
 // cannot overflow, read in one pass; the end of it, or nullptr. (Byte at a time: the digits of
 // short ints in words measured slower.)
-const char* scan_plain_int(const char* p, const char* end, std::int32_t& v) {
+[[gnu::always_inline]] inline const char* scan_plain_int(const char* p, const char* end,
+                                                         std::int32_t& v) {
     const bool neg = p < end && *p == '-';
     p += neg;
     const char* const b = p;
-    std::uint32_t u = 0;
-    while (p < end && p - b < 10 && static_cast<unsigned char>(*p - '0') < 10) {
+    std::uint32_t u = 0;  // wraps past 9 digits, which are refused
+    while (p < end && static_cast<unsigned char>(*p - '0') < 10) {
         u = u * 10 + static_cast<unsigned>(*p - '0');
         ++p;
     }
@@ -1102,13 +1134,28 @@ bool Kv2Reader::parse_attribute(ElementRef owner, const Token& name_tok) {
         return fail(type_tok.begin, "dmx.kv2-syntax", "expected an attribute type");
     Element& e = doc_[owner];
     const std::string_view type_text = type_tok.raw;
-    const std::optional<Type> parsed = type_tok.escaped ? std::nullopt : type_from_name(type_text);
+    std::optional<Type> parsed;
+    if (!type_tok.escaped) {
+        if (const auto* hit = type_cache_.find(type_text)) {
+            parsed = *hit;
+        } else {
+            parsed = type_from_name(type_text);
+            type_cache_.put(type_text, parsed);
+        }
+    }
     const bool known = parsed.has_value();
     const Type type = parsed.value_or(Type::element);
 
     const auto ai = static_cast<std::int32_t>(e.attributes.size());
     Attribute& a = e.attributes.emplace_back();
-    a.name = doc_.intern(unescape(name_tok));
+    if (name_tok.escaped) {
+        a.name = doc_.intern(unescape(name_tok));
+    } else if (const Symbol* hit = name_cache_.find(name_tok.raw)) {
+        a.name = *hit;
+    } else {
+        a.name = doc_.intern(name_tok.raw);
+        name_cache_.put(name_tok.raw, a.name);
+    }
     const Owner o{owner.index, ai};
     gap(name_tok, Tk::name, o, 0);
     check_string(name_tok, a.name.str(), o, kRaw | 0);
