@@ -320,6 +320,18 @@ inline char* write_scaled_fixed(std::uint64_t scaled, char* p) {
         const std::uint64_t text = d | kAscii;
         std::memcpy(p, &text, 8);
         return p + 8 - (std::countl_zero(d) >> 3);
+    } else if constexpr (Decimals == 10) {
+        // Two digits, then eight.
+        const auto high = static_cast<std::uint32_t>(frac / 100000000);
+        const std::uint32_t tens = (high * 103) >> 10;  // high / 10 below 179
+        const std::uint32_t ones = high - tens * 10;
+        const std::uint64_t low = eight_digit_values(static_cast<std::uint32_t>(frac % 100000000));
+        const std::uint64_t low_text = low | kAscii;
+        p[0] = static_cast<char>('0' + tens);
+        p[1] = static_cast<char>('0' + ones);
+        std::memcpy(p + 2, &low_text, 8);
+        if (low != 0) return p + Decimals - (std::countl_zero(low) >> 3);
+        return p + (ones != 0 ? 2 : 1);
     } else {
         constexpr int kHigh = Decimals - 8;
         const std::uint64_t high =

@@ -167,6 +167,10 @@ private:
         char* p = out_.room(24);
         out_.advance(std::to_chars(p, p + 24, v).ptr);
     }
+    // put_items of ints and float tuples without recorded spellings, where every gap is the
+    // style's (false if one is too long for the fast copy): one bounds check per item.
+    template <class T>
+    bool put_plain_items(const std::vector<T>& items);
     // The items of an array other than an element array.
     template <class T>
     void put_items(const std::vector<T>& items, const Kv2Trivia* t);
@@ -354,9 +358,61 @@ void Kv2Writer::put(const T& x) {
 }
 
 template <class T>
+bool Kv2Writer::put_plain_items(const std::vector<T>& items) {
+    const std::size_t first = gap_key(prev_, Tk::item_s);
+    const std::size_t next = gap_key(Tk::comma_s, Tk::item_s);
+    const std::size_t comma = gap_key(Tk::item_s, Tk::comma_s);
+    for (std::size_t key : {first, next, comma}) {
+        if (gaps_[key].depth != depth_) expand(gaps_[key], key);
+    }
+    const GapText* gi = &gaps_[first];
+    const GapText& gn = gaps_[next];
+    const GapText& gc = gaps_[comma];
+    constexpr std::size_t kText = sizeof(GapText::text);
+    if (gi->len > kText || gn.len > kText || gc.len > kText) return false;
+    constexpr std::size_t kFields = std::is_same_v<T, std::int32_t> ? 1 : sizeof(T) / sizeof(float);
+    constexpr std::size_t kRoom = 2 * kText + kFields * (kMaxFloatChars + 1) + 3;
+    const std::size_t n = items.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        char* p = out_.room(kRoom);
+        std::memcpy(p, gi->text, kText);
+        p += gi->len;
+        *p++ = '"';
+        if constexpr (std::is_same_v<T, std::int32_t>) {
+            p = std::to_chars(p, p + 24, items[i]).ptr;
+        } else {
+            const float* f = reinterpret_cast<const float*>(&items[i]);
+            for (std::size_t k = 0; k < kFields; ++k) {
+                if (k) *p++ = ' ';
+                p = float_at(f[k], p);
+            }
+        }
+        *p++ = '"';
+        if (i + 1 < n) {
+            std::memcpy(p, gc.text, kText);
+            p += gc.len;
+            *p++ = ',';
+        }
+        out_.advance(p);
+        gi = &gn;
+    }
+    prev_ = Tk::item_s;
+    return true;
+}
+
+template <class T>
 void Kv2Writer::put_items(const std::vector<T>& items, const Kv2Trivia* t) {
     constexpr std::uint32_t per = item_slots(false);
     const std::size_t n = items.size();
+    if constexpr (std::is_same_v<T, std::int32_t> || std::is_same_v<T, float> ||
+                  std::is_same_v<T, Vector2> || std::is_same_v<T, Vector3> ||
+                  std::is_same_v<T, Vector4> || std::is_same_v<T, QAngle> ||
+                  std::is_same_v<T, Quaternion>) {
+        if (!t && n > 0 && put_plain_items(items)) {
+            gap(Tk::rbracket_s, t, kSlotItems + per * static_cast<std::uint32_t>(n));
+            return;
+        }
+    }
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(i);
         const auto item = static_cast<std::uint32_t>(i);
