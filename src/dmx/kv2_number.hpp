@@ -412,12 +412,24 @@ inline char* write_valve_float(float v, char* p) {
         d.small = small;
         if (!parse_decimal_exact(text, &d, out)) return nullptr;
     }
-    // fixed_spelled(d, out, 10, true)
+    // fixed_spelled(d, out, 10, true), evaluated without branches where it can be. (Its sign
+    // check holds by construction: `out` has the text's sign.)
+    const bool spelled = (int_digits == 1 || *b != '0') & !trailing_zero & (frac_digits <= 10) &
+                         (ip < 1000000000ull);
+    const std::uint64_t want = m * kPow10[frac_digits <= 10 ? 10 - frac_digits : 0];
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(out) & 0x7FFFFFFF;
+    const std::uint32_t biased = bits >> 23;
     std::uint64_t q;
-    // (The sign check of fixed_spelled holds by construction: `out` has the text's sign.)
-    valve = !(*b == '0' && int_digits > 1) && !trailing_zero && frac_digits <= 10 &&
-            ip < 1000000000ull && fixed_scaled(out, 10, true, q) &&
-            q == m * kPow10[10 - frac_digits];
+    if (biased - 87 < 63) {
+        // 2^-40 <= |out| < 2^23: fixed_scaled's rounding of m * 10^10 / 2^k (1 <= k < 64),
+        // ties away from zero, is adding half and shifting.
+        const std::uint32_t k = 150 - biased;
+        const std::uint64_t mant = (bits & 0x7FFFFF) | 0x800000;
+        q = (mant * kPow10[10] + (std::uint64_t{1} << (k - 1))) >> k;
+        valve = spelled & (q == want);
+    } else {
+        valve = spelled && fixed_scaled(out, 10, true, q) && q == want;
+    }
     return p;
 }
 
