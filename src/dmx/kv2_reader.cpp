@@ -49,17 +49,47 @@ int whitespace_bytes(std::uint64_t v) {
 }
 
 // The end of the whitespace in d[i, n) from i on.
-std::size_t skip_whitespace(const char* d, std::size_t i, std::size_t n) {
+[[gnu::always_inline]] inline std::size_t skip_whitespace(const char* d, std::size_t i,
+                                                          std::size_t n) {
     if constexpr (kSwar) {
-        // Gaps are mostly a line break and a few tabs: a word or two.
+        // Gaps are mostly a line break and a few tabs: a word or two (a word of tabs, deep
+        // indentation, by one comparison).
         while (n - i >= 8) {
-            const int k = whitespace_bytes(load8(d + i));
+            const std::uint64_t w = load8(d + i);
+            if (w == 0x0909090909090909ull) {
+                i += 8;
+                continue;
+            }
+            const int k = whitespace_bytes(w);
             i += static_cast<std::size_t>(k);
             if (k < 8) return i;
         }
     }
     while (i < n && is_ws(d[i])) ++i;
     return i;
+}
+
+// Whether `s` has a byte that some writer escapes and another does not (or that no writer
+// leaves as it is): a control character, '?' or '\''. Words of eight bytes, then bytes.
+bool needs_escape_check(std::string_view s) {
+    constexpr std::uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    if constexpr (kSwar) {
+        for (; end - p >= 8; p += 8) {
+            const std::uint64_t w = load8(p);
+            const std::uint64_t q = w ^ (k01 * '?'), a = w ^ (k01 * '\'');
+            // Some byte below 32, or equal to '?' or '\'' (exact as a whole: a borrow only
+            // follows a byte that matched).
+            if (((w - k01 * 32) & ~w & k80) | ((q - k01) & ~q & k80) | ((a - k01) & ~a & k80)) {
+                return true;
+            }
+        }
+    }
+    for (; p < end; ++p) {
+        if (static_cast<unsigned char>(*p) < 32 || *p == '?' || *p == '\'') return true;
+    }
+    return false;
 }
 
 // Bytes of `v` equal to `c` have their high bit set in the result; bytes after the first such
@@ -492,16 +522,7 @@ void Kv2Reader::gap_general(const Token& t, Tk next_kind, Owner o, std::uint32_t
 }
 
 void Kv2Reader::check_string(const Token& t, std::string_view value, Owner o, std::uint32_t slot) {
-    bool special = t.escaped;
-    if (!special) {
-        for (char c : t.raw) {
-            if (static_cast<unsigned char>(c) < 32 || c == '?' || c == '\'') {
-                special = true;
-                break;
-            }
-        }
-        if (!special) return;
-    }
+    if (!t.escaped && !needs_escape_check(t.raw)) return;
     std::uint8_t matching = 0;
     for (std::uint8_t bit : {kStringValve, kStringPlain}) {
         if (!(style_->strings & bit)) continue;
