@@ -57,10 +57,20 @@ struct Decimal {
 
 inline constexpr bool kSwar = std::endian::native == std::endian::little;
 
+// Eight bytes as a word, the first in the lowest byte (callers test kSwar first).
 inline std::uint64_t load8(const char* p) {
     std::uint64_t v;
     std::memcpy(&v, p, 8);
     return v;
+}
+
+// The bytes of `v` from the lowest, on any platform.
+inline void store8(char* p, std::uint64_t v) {
+    if constexpr (kSwar) {
+        std::memcpy(p, &v, 8);
+    } else {
+        for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
+    }
 }
 
 // The number of leading bytes of `v` (in text order, little-endian) that are ASCII digits.
@@ -318,7 +328,7 @@ inline char* write_scaled_fixed(std::uint64_t scaled, char* p) {
         const std::uint64_t d =
             eight_digit_values(static_cast<std::uint32_t>(frac * kPow10[8 - Decimals]));
         const std::uint64_t text = d | kAscii;
-        std::memcpy(p, &text, 8);
+        store8(p, text);
         return p + 8 - (std::countl_zero(d) >> 3);
     } else if constexpr (Decimals == 10) {
         // Two digits, then eight.
@@ -329,7 +339,7 @@ inline char* write_scaled_fixed(std::uint64_t scaled, char* p) {
         const std::uint64_t low_text = low | kAscii;
         p[0] = static_cast<char>('0' + tens);
         p[1] = static_cast<char>('0' + ones);
-        std::memcpy(p + 2, &low_text, 8);
+        store8(p + 2, low_text);
         if (low != 0) return p + Decimals - (std::countl_zero(low) >> 3);
         return p + (ones != 0 ? 2 : 1);
     } else {
@@ -338,8 +348,8 @@ inline char* write_scaled_fixed(std::uint64_t scaled, char* p) {
             eight_digit_values(static_cast<std::uint32_t>(frac / 100000000 * kPow10[8 - kHigh]));
         const std::uint64_t low = eight_digit_values(static_cast<std::uint32_t>(frac % 100000000));
         const std::uint64_t high_text = high | kAscii, low_text = low | kAscii;
-        std::memcpy(p, &high_text, 8);
-        std::memcpy(p + kHigh, &low_text, 8);
+        store8(p, high_text);
+        store8(p + kHigh, low_text);
         if (low != 0) return p + Decimals - (std::countl_zero(low) >> 3);
         return p + 8 - (std::countl_zero(high) >> 3);
     }

@@ -920,7 +920,9 @@ template <class T>
 void Kv2Reader::layout_run(std::vector<T>& items, std::size_t& n, Owner o) {
     const GapCache& gi = gap_cache_[gap_key(Tk::comma_s, Tk::item_s)];
     const GapCache& gc = gap_cache_[gap_key(Tk::item_s, Tk::comma_s)];
-    if (gi.depth != depth_ || !gi.short_ws || gc.depth != depth_ || !gc.short_ws) return;
+    if (!kSwar || gi.depth != depth_ || !gi.short_ws || gc.depth != depth_ || !gc.short_ws) {
+        return;
+    }
     const std::size_t il = gi.text.size(), cl = gc.text.size();
     const char* p = text_.data() + pos_;
     std::uint8_t styles = style_->floats;
