@@ -158,12 +158,15 @@ constexpr std::array<Token::Kind, 256> kPunctuation = [] {
 template <class V>
 class TextCache {
 public:
+    // Empty texts are never cached: an empty key is an unused slot.
     const V* find(std::string_view s) const {
         const Entry& e = entries_[slot(s)];
-        return e.key.size() == s.size() && e.key == s ? &e.value : nullptr;
+        return !s.empty() && e.key == s ? &e.value : nullptr;
     }
     // `s` must outlive the cache (a view of the input).
-    void put(std::string_view s, const V& v) { entries_[slot(s)] = Entry{s, v}; }
+    void put(std::string_view s, const V& v) {
+        if (!s.empty()) entries_[slot(s)] = Entry{s, v};
+    }
 
 private:
     struct Entry {
