@@ -30,9 +30,6 @@ const std::string* find_slot(const Kv2Trivia* t, std::uint32_t slot) {
     return it != t->entries.end() && it->first == slot ? &it->second : nullptr;
 }
 
-// The text being written: a cursor into a string grown ahead of it and cut to size at the end.
-// The writer appends many pieces of a few bytes; std::string::append checks and updates the
-// length for each.
 // The text being written: a cursor into a buffer grown ahead of it. The writer appends many
 // pieces of a few bytes; std::string::append checks and updates the length for each, and
 // growing a string fills the new part with zeros first.
