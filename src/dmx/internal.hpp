@@ -46,6 +46,7 @@ struct Kv2WriteOptions {
     bool dump = false;  // ignore kv2 layout state of the document (fresh Valve layout)
 };
 Result<void> write_kv2(const Document& doc, std::string& out, const Kv2WriteOptions& opt);
+Result<void> write_kv2(const Document& doc, Bytes& out, const Kv2WriteOptions& opt);
 
 // --- binary layout computations shared by the binary writer and the kv2 hint writer
 //     (layout.cpp) ---

@@ -196,12 +196,9 @@ Result<Bytes> write(const Document& doc, const WriteOptions& opt) {
         LK_TRY(detail::write_binary(doc, w));
         out = w.take();
     } else if (doc.header.is_kv2()) {
-        std::string text;
         detail::Kv2WriteOptions ko;
         ko.layout_hints = opt.layout_hints;
-        LK_TRY(detail::write_kv2(doc, text, ko));
-        out.resize(text.size());
-        std::memcpy(out.data(), text.data(), text.size());
+        LK_TRY(detail::write_kv2(doc, out, ko));
     } else {
         return Diagnostic::error("dmx.unsupported",
                                  "cannot write DMX encoding '" + doc.header.encoding + "'")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <climits>
 #include <cstring>
 #include <unordered_map>
 
@@ -23,8 +24,79 @@ bool kv2_can_hold(int version, Type t) {
 
 namespace {
 
+constexpr std::array<bool, 256> kWhitespace = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : {' ', '\t', '\r', '\n', '\v', '\f'}) t[c] = true;
+    return t;
+}();
+
 bool is_ws(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+    return kWhitespace[static_cast<unsigned char>(c)];
+}
+
+// The number of leading bytes of `v` (in text order) that are whitespace: ' ' or \t..\r.
+int whitespace_bytes(std::uint64_t v) {
+    constexpr std::uint64_t k7f = 0x7F7F7F7F7F7F7F7Full, k80 = 0x8080808080808080ull;
+    constexpr std::uint64_t k01 = 0x0101010101010101ull;
+    const std::uint64_t low = v & k7f;
+    const std::uint64_t s = v ^ (k01 * ' ');
+    const std::uint64_t not_space = (((s & k7f) + k7f) | s) & k80;
+    // 9 <= byte <= 13: the low 7 bits reach 9 but not 14 (no carry leaves a byte) and the high
+    // bit is clear.
+    const std::uint64_t control = (low + k01 * (0x80 - 9)) & ~(low + k01 * (0x80 - 14)) & ~v & k80;
+    const std::uint64_t other = not_space & ~control;
+    return other ? std::countr_zero(other) >> 3 : 8;
+}
+
+// The end of the whitespace in d[i, n) from i on.
+[[gnu::always_inline]] inline std::size_t skip_whitespace(const char* d, std::size_t i,
+                                                          std::size_t n) {
+    if constexpr (kSwar) {
+        // Gaps are mostly a line break and a few tabs: a word or two (a word of tabs, deep
+        // indentation, by one comparison).
+        while (n - i >= 8) {
+            const std::uint64_t w = load8(d + i);
+            if (w == 0x0909090909090909ull) {
+                i += 8;
+                continue;
+            }
+            const int k = whitespace_bytes(w);
+            i += static_cast<std::size_t>(k);
+            if (k < 8) return i;
+        }
+    }
+    while (i < n && is_ws(d[i])) ++i;
+    return i;
+}
+
+// Whether `s` has a byte that some writer escapes and another does not (or that no writer
+// leaves as it is): a control character, '?' or '\''. Words of eight bytes, then bytes.
+bool needs_escape_check(std::string_view s) {
+    constexpr std::uint64_t k01 = 0x0101010101010101ull, k80 = 0x8080808080808080ull;
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    if constexpr (kSwar) {
+        for (; end - p >= 8; p += 8) {
+            const std::uint64_t w = load8(p);
+            const std::uint64_t q = w ^ (k01 * '?'), a = w ^ (k01 * '\'');
+            // Some byte below 32, or equal to '?' or '\'' (exact as a whole: a borrow only
+            // follows a byte that matched).
+            if (((w - k01 * 32) & ~w & k80) | ((q - k01) & ~q & k80) | ((a - k01) & ~a & k80)) {
+                return true;
+            }
+        }
+    }
+    for (; p < end; ++p) {
+        if (static_cast<unsigned char>(*p) < 32 || *p == '?' || *p == '\'') return true;
+    }
+    return false;
+}
+
+// Bytes of `v` equal to `c` have their high bit set in the result; bytes after the first such
+// byte may be marked wrongly (borrows), so only the lowest mark is exact.
+std::uint64_t bytes_equal(std::uint64_t v, char c) {
+    const std::uint64_t x = v ^ (0x0101010101010101ull * static_cast<unsigned char>(c));
+    return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
 }
 
 char unescape_char(char c) {
@@ -48,12 +120,69 @@ char unescape_char(char c) {
     }
 }
 
+// The first '"' or '\\' in d[i, n), or n.
+std::size_t quote_or_backslash(const char* d, std::size_t i, std::size_t n) {
+    if constexpr (kSwar) {
+        for (; n - i >= 8; i += 8) {
+            const std::uint64_t w = load8(d + i);
+            if (const std::uint64_t m = bytes_equal(w, '"') | bytes_equal(w, '\\')) {
+                return i + static_cast<std::size_t>(std::countr_zero(m) >> 3);
+            }
+        }
+    }
+    while (i < n && d[i] != '"' && d[i] != '\\') ++i;
+    return i;
+}
+
 struct Token {
     enum Kind : std::uint8_t { str, lbrace, rbrace, lbracket, rbracket, comma, eof } kind = eof;
     std::size_t begin = 0;  // first byte of the token (the opening quote of a string)
     std::string_view raw;   // string content between the quotes, escapes not processed
     std::string_view gap;   // whitespace and comments before the token
     bool escaped = false;   // raw contains a backslash
+};
+
+constexpr std::array<Token::Kind, 256> kPunctuation = [] {
+    std::array<Token::Kind, 256> t{};
+    t.fill(Token::eof);
+    t['{'] = Token::lbrace;
+    t['}'] = Token::rbrace;
+    t['['] = Token::lbracket;
+    t[']'] = Token::rbracket;
+    t[','] = Token::comma;
+    return t;
+}();
+
+// The last values looked up for a few texts of the input (attribute names, type names): a
+// file repeats a handful of them thousands of times, and a hash map hashes every byte.
+template <class V>
+class TextCache {
+public:
+    // Empty texts are never cached: an empty key is an unused slot.
+    const V* find(std::string_view s) const {
+        const Entry& e = entries_[slot(s)];
+        return !s.empty() && e.key == s ? &e.value : nullptr;
+    }
+    // `s` must outlive the cache (a view of the input).
+    void put(std::string_view s, const V& v) {
+        if (!s.empty()) entries_[slot(s)] = Entry{s, v};
+    }
+
+private:
+    struct Entry {
+        std::string_view key;
+        V value{};
+    };
+    static std::size_t slot(std::string_view s) {
+        const std::size_t n = s.size();
+        const std::size_t h = n == 0 ? 0
+                                     : n * 7 + static_cast<unsigned char>(s[0]) * 3 +
+                                           static_cast<unsigned char>(s[n - 1]) +
+                                           static_cast<unsigned char>(s[n / 2]);
+        return h % kSlots;
+    }
+    static constexpr std::size_t kSlots = 64;
+    std::array<Entry, kSlots> entries_{};
 };
 
 // Owner of trivia: an element, or an attribute of an element.
@@ -65,7 +194,12 @@ struct Owner {
 class Kv2Reader {
 public:
     Kv2Reader(std::string_view text, std::size_t pos, Document& doc, const ReadOptions& opt)
-        : text_(text), pos_(pos), doc_(doc), opt_(opt), lines_(text) {
+        : text_(text),
+          limit_(text.data() + text.size()),
+          pos_(pos),
+          doc_(doc),
+          opt_(opt),
+          lines_(text) {
         style_ = std::make_shared<Kv2Style>();
         style_->floats = kFloatAll;
         style_->strings = kStringAll;
@@ -76,7 +210,40 @@ public:
 
 private:
     // --- tokens ---
-    bool next(Token& t);
+    // The common tokens (a quoted string without escapes, punctuation, after plain whitespace)
+    // inline; everything else (comments, escapes, errors, the end) in next_general.
+    bool next(Token& t) {
+        const char* const d = text_.data();
+        const std::size_t n = text_.size();
+        std::size_t p = pos_;
+        p = skip_whitespace(d, p, n);
+        if (p < n) {
+            const char c = d[p];
+            if (c == '"') {
+                const std::size_t q = quote_or_backslash(d, p + 1, n);
+                if (q < n && d[q] == '"') {
+                    t.kind = Token::str;
+                    t.raw = std::string_view(d + p + 1, q - p - 1);
+                    t.escaped = false;
+                    set_gap(t, p);
+                    pos_ = q + 1;
+                    return true;
+                }
+            } else if (const Token::Kind k = kPunctuation[static_cast<unsigned char>(c)];
+                       k != Token::eof) {
+                t.kind = k;
+                set_gap(t, p);
+                pos_ = p + 1;
+                return true;
+            }
+        }
+        return next_general(t);
+    }
+    void set_gap(Token& t, std::size_t p) const {
+        t.gap = std::string_view(text_.data() + pos_, p - pos_);
+        t.begin = p;
+    }
+    bool next_general(Token& t);
     Diagnostic error_at(std::size_t offset, std::string code, std::string msg) {
         Diagnostic d = lines_.error_at(offset, std::move(code), std::move(msg));
         d.path = path();
@@ -120,7 +287,18 @@ private:
     void record(Owner o, std::uint32_t slot, std::string_view text) {
         trivia(o).entries.emplace_back(slot, std::string(text));
     }
-    void gap(const Token& t, Tk next, Owner o, std::uint32_t slot);
+    // Checks the gap before a token of kind `next` against the style; records it if it differs.
+    [[gnu::always_inline]] void gap(const Token& t, Tk next, Owner o, std::uint32_t slot) {
+        // Most gaps of a kind repeat at the same depth: compare with the last expansion (only
+        // learned keys have one).
+        const GapCache& c = gap_cache_[gap_key(prev_, next)];
+        if (c.depth == depth_ && c.matches(t.gap, limit_)) {
+            prev_ = next;
+            return;
+        }
+        gap_general(t, next, o, slot);
+    }
+    void gap_general(const Token& t, Tk next, Owner o, std::uint32_t slot);
     // Records the raw spelling of a string token if the writer would escape it differently.
     void check_string(const Token& t, std::string_view value, Owner o, std::uint32_t slot);
 
@@ -132,6 +310,40 @@ private:
     // single spaces; the candidate set narrows as values are read.
     bool read_floats(const Token& tok, std::string_view s, float* dst, int n, Owner o,
                      std::uint32_t slot);
+    // The common case: `n` plain decimals separated by single spaces from `p` on, narrowing
+    // `styles` (canonical stays true while a style spells each); the end of the last, or nullptr
+    // for anything else.
+    const char* scan_plain_floats(const char* p, const char* end, float* dst, int n,
+                                  std::uint8_t& styles, bool& canonical);
+    // An item of a numeric array read straight from the text when it is a quoted plain number
+    // (or tuple) after whitespace; false, with nothing changed, for anything else.
+    template <class T>
+    bool plain_item(std::vector<T>& items, std::size_t n, Owner o, std::uint32_t base);
+    // `n` floats spelled as Valve spells them, separated by single spaces: the end of the last,
+    // or nullptr for anything else (then scan_plain decides).
+    [[gnu::always_inline]] const char* valve_floats(const char* p, float* dst, int n) const {
+        for (int k = 0; k < n; ++k) {
+            bool valve;
+            p = scan_valve_float(p, limit_, limit_, dst[k], valve);
+            if (!p || !valve) return nullptr;
+            if (k + 1 < n) {
+                if (p == limit_ || *p != ' ') return nullptr;
+                ++p;
+            }
+        }
+        return p;
+    }
+    template <class T>
+    static constexpr int kFields = static_cast<int>(sizeof(T) / sizeof(float));
+    // plain_item for T: int32 or a tuple of floats.
+    template <class T>
+    const char* scan_plain(const char* p, T& v, std::uint8_t& styles, bool& canonical);
+    // After a comma: reads items and commas for as long as they are plain and spaced as the
+    // layout spaces them (the bulk of a large file), with a local cursor.
+    template <class T>
+    void layout_run(std::vector<T>& items, std::size_t& n, Owner o);
+    template <class T>
+    bool parse_numeric_array(std::vector<T>& items, Owner o);
     bool read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
                   std::uint32_t slot);
     // Arrays of ints and float tuples, read straight into their storage.
@@ -141,6 +353,7 @@ private:
     bool reference(const Token& tok, ElementRef& out);
 
     std::string_view text_;
+    const char* limit_;  // end of text_: words are read up to it
     std::size_t pos_;
     Document& doc_;
     const ReadOptions& opt_;
@@ -159,11 +372,41 @@ private:
     std::vector<std::int32_t> order_;
     std::unordered_map<Guid, ElementRef, GuidHash> defined_;
     bool noids_ = false;
+    TextCache<std::optional<Type>> type_cache_;
+    TextCache<Symbol> name_cache_;
     std::string_view hint_;
     bool hint_line_ = false;  // a layout hint line was taken out of the text
     struct GapCache {
-        int depth = -1;
+        int depth = INT_MIN;  // no expansion yet
         std::string text;
+        // Short expansions (at most 8 bytes), as a word and the mask of its bytes.
+        std::uint64_t word = 0, mask = 0;
+        bool short_ws = false;  // short and whitespace only
+
+        void set(int d) {
+            depth = d;
+            word = mask = 0;
+            short_ws = false;
+            if (text.size() <= 8) {
+                std::memcpy(&word, text.data(), text.size());
+                mask = text.size() == 8 ? ~0ull : (std::uint64_t{1} << (8 * text.size())) - 1;
+                short_ws = std::all_of(text.begin(), text.end(), is_ws);
+            }
+        }
+        // gap == text, a word at a time for the short gaps most are.
+        bool matches(std::string_view gap, const char* limit) const {
+            const std::size_t len = gap.size();
+            if (len != text.size()) return false;
+            if (kSwar && len <= 8 && limit - gap.data() >= 8) {
+                return (load8(gap.data()) & mask) == word;
+            }
+            return std::memcmp(gap.data(), text.data(), len) == 0;
+        }
+        // Whether the text at `p` (with 16 bytes readable) is this whitespace gap followed by
+        // `c`: then it is the gap the tokenizer would find before a token starting with `c`.
+        bool precedes(const char* p, char c) const {
+            return kSwar && short_ws && (load8(p) & mask) == word && p[text.size()] == c;
+        }
     };
     std::array<GapCache, kTkCount * kTkCount> gap_cache_;
     std::size_t header_end_ = 0, first_token_ = 0;
@@ -172,7 +415,7 @@ private:
     void use_hint();
 };
 
-bool Kv2Reader::next(Token& t) {
+bool Kv2Reader::next_general(Token& t) {
     const std::size_t gap_begin = pos_;
     const std::size_t n = text_.size();
     for (;;) {
@@ -221,18 +464,15 @@ bool Kv2Reader::next(Token& t) {
                     "' (keyvalues2 tokens are quoted strings, braces, brackets and commas)");
     }
     // The closing quote is the first '"' unless a backslash comes before it (rare): then escapes
-    // are followed one by one.
+    // are followed one by one. Both are looked for together, a word at a time.
     const std::size_t start = ++pos_;
     const char* d = text_.data();
-    const void* quote = std::memchr(d + start, '"', n - start);
-    if (!quote) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
-    std::size_t q = static_cast<std::size_t>(static_cast<const char*>(quote) - d);
-    const void* bs = std::memchr(d + start, '\\', q - start);
-    const bool escaped = bs != nullptr;
+    std::size_t q = quote_or_backslash(d, start, n);
+    if (q >= n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
+    const bool escaped = d[q] == '\\';
     if (escaped) {
-        q = static_cast<std::size_t>(static_cast<const char*>(bs) - d);
         for (;;) {
-            while (q < n && d[q] != '"' && d[q] != '\\') ++q;
+            q = quote_or_backslash(d, q, n);
             if (q >= n) return fail(t.begin, "dmx.kv2-unterminated", "string has no closing quote");
             if (d[q] == '"') break;
             q += 2;
@@ -258,7 +498,7 @@ Kv2Trivia& Kv2Reader::trivia(Owner o) {
     return doc_.kv2().trivia[index];
 }
 
-void Kv2Reader::gap(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
+void Kv2Reader::gap_general(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
     const std::size_t key = gap_key(prev_, next_kind);
     prev_ = next_kind;
     if (!style_->learned[key]) {
@@ -271,11 +511,11 @@ void Kv2Reader::gap(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
         // Most gaps of a kind repeat at the same depth: compare with the last expansion.
         GapCache& c = gap_cache_[key];
         if (c.depth != depth_) {
-            c.depth = depth_;
             c.text.clear();
             expand_gap(*style_, key, depth_, c.text);
+            c.set(depth_);
         }
-        if (t.gap == c.text) return;
+        if (c.matches(t.gap, limit_)) return;
     }
     if (o.element < 0) {
         doc_.kv2().document.entries.emplace_back(slot, std::string(t.gap));
@@ -285,16 +525,7 @@ void Kv2Reader::gap(const Token& t, Tk next_kind, Owner o, std::uint32_t slot) {
 }
 
 void Kv2Reader::check_string(const Token& t, std::string_view value, Owner o, std::uint32_t slot) {
-    bool special = t.escaped;
-    if (!special) {
-        for (char c : t.raw) {
-            if (static_cast<unsigned char>(c) < 32 || c == '?' || c == '\'') {
-                special = true;
-                break;
-            }
-        }
-        if (!special) return;
-    }
+    if (!t.escaped && !needs_escape_check(t.raw)) return;
     std::uint8_t matching = 0;
     for (std::uint8_t bit : {kStringValve, kStringPlain}) {
         if (!(style_->strings & bit)) continue;
@@ -375,15 +606,82 @@ bool canonical_int(std::string_view t) {
     return true;
 }
 
+// Canonical int text ("-12", "0"; no '+', leading zeros or "-0") of at most 9 digits, which
+// cannot overflow, read in one pass; the end of it, or nullptr. (Byte at a time: the digits of
+// short ints in words measured slower.)
+[[gnu::always_inline]] inline const char* scan_plain_int(const char* p, const char* end,
+                                                         std::int32_t& v) {
+    const bool neg = p < end && *p == '-';
+    p += neg;
+    const char* const b = p;
+    std::uint32_t u = 0;  // wraps past 9 digits, which are refused
+    while (p < end && static_cast<unsigned char>(*p - '0') < 10) {
+        u = u * 10 + static_cast<unsigned>(*p - '0');
+        ++p;
+    }
+    const auto digits = p - b;
+    if (digits == 0 || digits > 9 || (*b == '0' && (digits > 1 || neg))) return nullptr;
+    v = neg ? -static_cast<std::int32_t>(u) : static_cast<std::int32_t>(u);
+    return p;
+}
+
 bool Kv2Reader::read_int(const Token& tok, std::string_view s, std::int32_t& v, Owner o,
                          std::uint32_t slot) {
+    const char* const end = s.data() + s.size();
+    if (!tok.escaped && scan_plain_int(s.data(), end, v) == end) return true;
     if (!parse_integer(s, v)) return false;
     if (tok.escaped || !canonical_int(s)) record(o, slot, tok.raw);
     return true;
 }
 
+const char* Kv2Reader::scan_plain_floats(const char* p, const char* end, float* dst, int n,
+                                         std::uint8_t& styles, bool& canonical) {
+    for (int k = 0; k < n; ++k) {
+        const char* const b = p;
+        std::uint8_t m = 0;
+        if (canonical && styles == kFloatValve) {
+            // The style of most files once their first floats are read: parsed and checked in
+            // one pass.
+            bool valve;
+            p = scan_valve_float(p, end, limit_, dst[k], valve);
+            // Anything but a single space between numbers goes the general way.
+            if (!p || (k + 1 < n && (p == end || *p != ' '))) return nullptr;
+            m = valve ? std::uint8_t{kFloatValve}
+                      : match_by_writing(
+                            dst[k], std::string_view(b, static_cast<std::size_t>(p - b)), styles);
+        } else {
+            Decimal d;
+            p = scan_decimal(p, end, limit_, d);
+            if (!p || (k + 1 < n && (p == end || *p != ' '))) return nullptr;
+            const std::string_view f(b, static_cast<std::size_t>(p - b));
+            if (!parse_decimal(f, &d, dst[k])) return nullptr;
+            if (canonical) {
+                const std::uint8_t rest = match_fixed(d, dst[k], styles, m);
+                if (rest) m |= match_by_writing(dst[k], f, rest);
+            }
+        }
+        if (m) {
+            styles = m;
+        } else {
+            canonical = false;
+        }
+        if (k + 1 < n) ++p;
+    }
+    return p;
+}
+
 bool Kv2Reader::read_floats(const Token& tok, std::string_view s, float* dst, int n, Owner o,
                             std::uint32_t slot) {
+    if (!tok.escaped) {
+        std::uint8_t styles = style_->floats;
+        bool canonical = true;
+        const char* const end = s.data() + s.size();
+        if (scan_plain_floats(s.data(), end, dst, n, styles, canonical) == end) {
+            style_->floats = styles;
+            if (!canonical) record(o, slot, s);
+            return true;
+        }
+    }
     int k = 0;
     bool canonical = !tok.escaped;
     std::size_t expect_at = 0;
@@ -394,7 +692,7 @@ bool Kv2Reader::read_floats(const Token& tok, std::string_view s, float* dst, in
         if (at != expect_at || (at > 0 && s[at - 1] != ' ')) canonical = false;
         expect_at = at + f.size() + 1;
         std::uint8_t m = 0;
-        if (!read_float(f, canonical ? style_->floats : 0, dst[k], m, fmt_)) return false;
+        if (!read_float(f, canonical ? style_->floats : 0, dst[k], m)) return false;
         if (m) {
             style_->floats = m;
         } else {
@@ -611,6 +909,155 @@ bool Kv2Reader::parse_value(Type t, const Token& tok, Value& out, std::size_t it
     }
 }
 
+template <class T>
+const char* Kv2Reader::scan_plain(const char* p, T& v, std::uint8_t& styles, bool& canonical) {
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+        return scan_plain_int(p, limit_, v);
+    } else {
+        return scan_plain_floats(p, limit_, reinterpret_cast<float*>(&v), kFields<T>, styles,
+                                 canonical);
+    }
+}
+
+template <class T>
+void Kv2Reader::layout_run(std::vector<T>& items, std::size_t& n, Owner o) {
+    const GapCache& gi = gap_cache_[gap_key(Tk::comma_s, Tk::item_s)];
+    const GapCache& gc = gap_cache_[gap_key(Tk::item_s, Tk::comma_s)];
+    if (!kSwar || gi.depth != depth_ || !gi.short_ws || gc.depth != depth_ || !gc.short_ws) {
+        return;
+    }
+    const std::size_t il = gi.text.size(), cl = gc.text.size();
+    const char* p = text_.data() + pos_;
+    std::uint8_t styles = style_->floats;
+    // Words are read from p: 16 bytes must remain.
+    while (limit_ - p >= 16 && n < kMaxArrayItems && (load8(p) & gi.mask) == gi.word &&
+           p[il] == '"') {
+        const char* const q = p + il + 1;
+        T v;
+        std::uint8_t item_styles = styles;
+        bool canonical = true;
+        const char* e = nullptr;
+        if constexpr (!std::is_same_v<T, std::int32_t>) {
+            if (styles == kFloatValve)
+                e = valve_floats(q, reinterpret_cast<float*>(&v), kFields<T>);
+        }
+        if (!e) e = scan_plain(q, v, item_styles, canonical);
+        if (!e || e == limit_ || *e != '"') break;
+        items.push_back(v);
+        styles = item_styles;
+        if (!canonical) {
+            record(o, kRawValue | static_cast<std::uint32_t>(n),
+                   std::string_view(q, static_cast<std::size_t>(e - q)));
+        }
+        ++n;
+        p = e + 1;
+        prev_ = Tk::item_s;
+        if (limit_ - p < 16 || (load8(p) & gc.mask) != gc.word || p[cl] != ',') break;
+        p += cl + 1;
+        prev_ = Tk::comma_s;
+    }
+    style_->floats = styles;
+    pos_ = static_cast<std::size_t>(p - text_.data());
+}
+
+template <class T>
+bool Kv2Reader::plain_item(std::vector<T>& items, std::size_t n, Owner o, std::uint32_t base) {
+    const char* const d = text_.data();
+    const std::size_t size = text_.size();
+    std::size_t p = pos_;
+    // The gap the layout puts before the item, checked in place, needs no scan and no check.
+    const GapCache& c = gap_cache_[gap_key(prev_, Tk::item_s)];
+    const bool layout_gap = c.depth == depth_ && size - p >= 16 && c.precedes(d + p, '"');
+    if (layout_gap) {
+        p += c.text.size();
+    } else {
+        p = skip_whitespace(d, p, size);
+        if (p >= size || d[p] != '"') return false;
+    }
+    T v;
+    std::uint8_t styles = style_->floats;
+    bool canonical = true;
+    const char* e = scan_plain(d + p + 1, v, styles, canonical);
+    // The closing quote right after the number: no escapes, nothing else in the string.
+    if (!e || e == limit_ || *e != '"') return false;
+    Token tok;
+    tok.kind = Token::str;
+    tok.raw = std::string_view(d + p + 1, static_cast<std::size_t>(e - (d + p + 1)));
+    set_gap(tok, p);
+    pos_ = static_cast<std::size_t>(e - d) + 1;
+    if (layout_gap) {
+        prev_ = Tk::item_s;
+    } else {
+        gap(tok, Tk::item_s, o, base);
+    }
+    items.push_back(v);
+    if constexpr (!std::is_same_v<T, std::int32_t>) {
+        style_->floats = styles;
+        if (!canonical) record(o, kRawValue | static_cast<std::uint32_t>(n), tok.raw);
+    }
+    return true;
+}
+
+// parse_array's loop for arrays of ints and float tuples, with their items read straight from
+// the text where they are plain (the bulk of large files).
+template <class T>
+bool Kv2Reader::parse_numeric_array(std::vector<T>& items, Owner o) {
+    constexpr std::uint32_t per = item_slots(false);
+    std::size_t n = 0;
+    bool comma_after_last = false;
+    std::vector<std::size_t> missing_commas;
+    Token tok;
+    for (;;) {
+        if (comma_after_last) {
+            layout_run(items, n, o);
+            comma_after_last = prev_ == Tk::comma_s;
+        }
+        const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(n);
+        if (n < kMaxArrayItems && plain_item(items, n, o, base)) {
+            if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
+            comma_after_last = false;
+            ++n;
+            // The comma after it where the layout puts one.
+            const GapCache& c = gap_cache_[gap_key(Tk::item_s, Tk::comma_s)];
+            if (c.depth == depth_ && text_.size() - pos_ >= 16 &&
+                c.precedes(text_.data() + pos_, ',')) {
+                pos_ += c.text.size() + 1;
+                prev_ = Tk::comma_s;
+                comma_after_last = true;
+            }
+            continue;
+        }
+        if (!next(tok)) return false;
+        if (tok.kind == Token::rbracket) {
+            gap(tok, Tk::rbracket_s, o, base);
+            --depth_;
+            break;
+        }
+        if (tok.kind == Token::comma) {
+            if (n == 0 || comma_after_last)
+                return fail(tok.begin, "dmx.kv2-syntax", "unexpected ','");
+            gap(tok, Tk::comma_s, o, base - 1);
+            comma_after_last = true;
+            continue;
+        }
+        if (tok.kind != Token::str)
+            return fail(tok.begin, "dmx.kv2-syntax", "expected an array item or ']'");
+        // Layout slots number an item in 29 bits (3 per element item, beside flag bits).
+        if (n >= kMaxArrayItems) {
+            return fail(tok.begin, "dmx.too-large",
+                        fmt::format("an array of more than {} items", kMaxArrayItems));
+        }
+        if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
+        comma_after_last = false;
+        gap(tok, Tk::item_s, o, base);
+        if (!parse_items(items, tok, n, o)) return false;
+        ++n;
+    }
+    if (comma_after_last) record(o, kComma | static_cast<std::uint32_t>(n - 1), ",");
+    for (std::size_t k : missing_commas) record(o, kComma | static_cast<std::uint32_t>(k), "");
+    return true;
+}
+
 bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
     const Type s = scalar_of(t);
     const bool elems = s == Type::element;
@@ -621,6 +1068,22 @@ bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
     gap(tok, elems ? Tk::lbracket_e : Tk::lbracket_s, o, 2);
     ++depth_;
     out = Value::of_type(t);
+    switch (s) {
+        case Type::int32:
+            return parse_numeric_array(out.get<std::vector<std::int32_t>>(), o);
+        case Type::float32:
+            return parse_numeric_array(out.get<std::vector<float>>(), o);
+        case Type::vector2:
+            return parse_numeric_array(out.get<std::vector<Vector2>>(), o);
+        case Type::vector3:
+            return parse_numeric_array(out.get<std::vector<Vector3>>(), o);
+        case Type::vector4:
+            return parse_numeric_array(out.get<std::vector<Vector4>>(), o);
+        case Type::quaternion:
+            return parse_numeric_array(out.get<std::vector<Quaternion>>(), o);
+        default:
+            break;
+    }
     const std::uint32_t per = item_slots(elems);
     std::size_t n = 0;
     bool comma_after_last = false;
@@ -669,34 +1132,6 @@ bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
             }
         } else {
             gap(tok, Tk::item_s, o, base);
-            bool fast = true, ok = true;
-            switch (s) {
-                case Type::int32:
-                    ok = parse_items(out.get<std::vector<std::int32_t>>(), tok, n, o);
-                    break;
-                case Type::float32:
-                    ok = parse_items(out.get<std::vector<float>>(), tok, n, o);
-                    break;
-                case Type::vector2:
-                    ok = parse_items(out.get<std::vector<Vector2>>(), tok, n, o);
-                    break;
-                case Type::vector3:
-                    ok = parse_items(out.get<std::vector<Vector3>>(), tok, n, o);
-                    break;
-                case Type::vector4:
-                    ok = parse_items(out.get<std::vector<Vector4>>(), tok, n, o);
-                    break;
-                case Type::quaternion:
-                    ok = parse_items(out.get<std::vector<Quaternion>>(), tok, n, o);
-                    break;
-                default:
-                    fast = false;
-            }
-            if (!ok) return false;
-            if (fast) {
-                ++n;
-                continue;
-            }
             Value v;
             if (!parse_value(s, tok, v, n, o)) return false;
             out.visit([&](auto& arr) {
@@ -725,13 +1160,28 @@ bool Kv2Reader::parse_attribute(ElementRef owner, const Token& name_tok) {
         return fail(type_tok.begin, "dmx.kv2-syntax", "expected an attribute type");
     Element& e = doc_[owner];
     const std::string_view type_text = type_tok.raw;
-    const std::optional<Type> parsed = type_tok.escaped ? std::nullopt : type_from_name(type_text);
+    std::optional<Type> parsed;
+    if (!type_tok.escaped) {
+        if (const auto* hit = type_cache_.find(type_text)) {
+            parsed = *hit;
+        } else {
+            parsed = type_from_name(type_text);
+            type_cache_.put(type_text, parsed);
+        }
+    }
     const bool known = parsed.has_value();
     const Type type = parsed.value_or(Type::element);
 
     const auto ai = static_cast<std::int32_t>(e.attributes.size());
     Attribute& a = e.attributes.emplace_back();
-    a.name = doc_.intern(unescape(name_tok));
+    if (name_tok.escaped) {
+        a.name = doc_.intern(unescape(name_tok));
+    } else if (const Symbol* hit = name_cache_.find(name_tok.raw)) {
+        a.name = *hit;
+    } else {
+        a.name = doc_.intern(name_tok.raw);
+        name_cache_.put(name_tok.raw, a.name);
+    }
     const Owner o{owner.index, ai};
     gap(name_tok, Tk::name, o, 0);
     check_string(name_tok, a.name.str(), o, kRaw | 0);

@@ -2,6 +2,7 @@
 
 #include "kv2_number.hpp"
 
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -144,201 +145,160 @@ bool make_template(std::string_view gap, int depth, std::string& out) {
 
 namespace {
 
-void append_u64(std::uint64_t v, std::string& out) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-}
-
-bool append_special(float v, std::string& out) {
-    if (std::isfinite(v)) return false;
-    char buf[16];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-    return true;
-}
-
-// |v| rounded to `decimals` places exactly (the binary value, not a decimal approximation),
-// trailing zeros and a bare '.' trimmed; the sign of negative values (and -0) is kept.
-// `scaled` / 10^decimals as "int[.frac]" with the fraction's trailing zeros dropped.
-// The digits are built right to left in one buffer and appended once; with `decimals` a
-// constant (the writers use 4, 6 and 10) every division is a multiplication.
-template <int Decimals>
-void append_scaled_fixed(std::uint64_t scaled, std::string& out) {
-    constexpr std::uint64_t kScale = kPow10[Decimals];
-    char buf[48];
-    char* const end = buf + sizeof buf;
-    char* b = end;
-    std::uint64_t ip = scaled / kScale;
-    std::uint64_t frac = scaled % kScale;
-    if (frac != 0) {
-        int digits = Decimals;
-        while (frac % 10 == 0) {
-            frac /= 10;
-            --digits;
-        }
-        for (; digits > 0; --digits) {  // leading zeros included ("0.05")
-            *--b = static_cast<char>('0' + frac % 10);
-            frac /= 10;
-        }
-        *--b = '.';
-    }
-    do {
-        *--b = static_cast<char>('0' + ip % 10);
-        ip /= 10;
-    } while (ip != 0);
-    out.append(b, static_cast<std::size_t>(end - b));
-}
-
-void append_scaled(std::uint64_t scaled, int decimals, std::string& out) {
+char* write_scaled(std::uint64_t scaled, int decimals, char* p) {
     switch (decimals) {
         case 4:
-            return append_scaled_fixed<4>(scaled, out);
+            return write_scaled_fixed<4>(scaled, p);
         case 6:
-            return append_scaled_fixed<6>(scaled, out);
+            return write_scaled_fixed<6>(scaled, p);
         case 10:
-            return append_scaled_fixed<10>(scaled, out);
+            return write_scaled_fixed<10>(scaled, p);
         default:
             break;
     }
-    append_u64(scaled / kPow10[decimals], out);
+    p = write_u64(scaled / kPow10[decimals], p);
     std::uint64_t frac = scaled % kPow10[decimals];
-    if (frac == 0) return;
+    if (frac == 0) return p;
     int digits = decimals;
     while (frac % 10 == 0) {
         frac /= 10;
         --digits;
     }
-    out += '.';
-    char buf[16];
+    *p++ = '.';
     for (int i = digits - 1; i >= 0; --i) {
-        buf[i] = static_cast<char>('0' + frac % 10);
+        p[i] = static_cast<char>('0' + frac % 10);
         frac /= 10;
     }
-    out.append(buf, static_cast<std::size_t>(digits));
+    return p + digits;
 }
 
-void append_fixed(float v, int decimals, bool ties_away, std::string& out) {
-    if (append_special(v, out)) return;
-    if (std::signbit(v)) out += '-';
+char* write_shortest(float v, char* p) {
+    return std::to_chars(p, p + kMaxFloatChars, v).ptr;
+}
+
+// |v| rounded to `decimals` places exactly (the binary value, not a decimal approximation),
+// trailing zeros and a bare '.' trimmed; the sign of negative values (and -0) is kept.
+char* write_fixed(float v, int decimals, bool ties_away, char* p) {
+    if (!std::isfinite(v)) return write_shortest(v, p);
+    if (std::signbit(v)) *p++ = '-';
     std::uint64_t q;
-    if (fixed_scaled(v, decimals, ties_away, q)) {
-        append_scaled(q, decimals, out);
-        return;
-    }
+    if (fixed_scaled(v, decimals, ties_away, q)) return write_scaled(q, decimals, p);
     // Too large for the 64-bit path: an integer, printed exactly.
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(static_cast<double>(v)),
-                           std::chars_format::fixed, 0);
-    out.append(buf, r.ptr);
-}
-
-void append_shortest(float v, std::string& out) {
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
+    return std::to_chars(p, p + kMaxFloatChars - 1, std::fabs(static_cast<double>(v)),
+                         std::chars_format::fixed, 0)
+        .ptr;
 }
 
 // Python's repr() of a double: shortest round-trip digits, fixed notation for exponents in
 // [-4, 16) with at least one fractional digit, otherwise d.ddde+XX.
-void append_python(double d, std::string& out) {
+char* write_python(double d, char* p) {
+    auto put = [&p](std::string_view s) {
+        std::memcpy(p, s.data(), s.size());
+        p += s.size();
+    };
     if (std::isnan(d)) {
-        out += "nan";
-        return;
+        put("nan");
+        return p;
     }
     if (std::isinf(d)) {
-        out += d < 0 ? "-inf" : "inf";
-        return;
+        put(d < 0 ? "-inf" : "inf");
+        return p;
     }
     if (std::signbit(d)) {
-        out += '-';
+        *p++ = '-';
         d = -d;
     }
     if (d == 0) {
-        out += "0.0";
-        return;
+        put("0.0");
+        return p;
     }
     char buf[40];
     auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
     const std::string_view s(buf, static_cast<std::size_t>(r.ptr - buf));
     const std::size_t epos = s.find('e');
-    std::string digits;
+    char digit_buf[24];
+    std::size_t n = 0;
     for (char c : s.substr(0, epos)) {
-        if (c != '.') digits += c;
+        if (c != '.') digit_buf[n++] = c;
     }
+    const std::string_view digits(digit_buf, n);
     int exp = 0;
     std::from_chars(s.data() + epos + 1 + (s[epos + 1] == '+'), s.data() + s.size(), exp);
-    const int n = static_cast<int>(digits.size());
+    const auto len = static_cast<int>(n);
     if (exp >= -4 && exp < 16) {
         if (exp < 0) {
-            out += "0.";
-            out.append(static_cast<std::size_t>(-exp - 1), '0');
-            out += digits;
-        } else if (n <= exp + 1) {
-            out += digits;
-            out.append(static_cast<std::size_t>(exp + 1 - n), '0');
-            out += ".0";
+            put("0.");
+            std::memset(p, '0', static_cast<std::size_t>(-exp - 1));
+            p += -exp - 1;
+            put(digits);
+        } else if (len <= exp + 1) {
+            put(digits);
+            std::memset(p, '0', static_cast<std::size_t>(exp + 1 - len));
+            p += exp + 1 - len;
+            put(".0");
         } else {
-            out.append(digits, 0, static_cast<std::size_t>(exp + 1));
-            out += '.';
-            out.append(digits, static_cast<std::size_t>(exp + 1));
+            put(digits.substr(0, static_cast<std::size_t>(exp + 1)));
+            *p++ = '.';
+            put(digits.substr(static_cast<std::size_t>(exp + 1)));
         }
-        return;
+        return p;
     }
-    out += digits[0];
+    *p++ = digits[0];
     if (n > 1) {
-        out += '.';
-        out.append(digits, 1);
+        *p++ = '.';
+        put(digits.substr(1));
     }
-    out += 'e';
-    out += exp < 0 ? '-' : '+';
+    *p++ = 'e';
+    *p++ = exp < 0 ? '-' : '+';
     const int a = exp < 0 ? -exp : exp;
-    if (a < 10) out += '0';
-    append_u64(static_cast<std::uint64_t>(a), out);
+    if (a < 10) *p++ = '0';
+    return write_u64(static_cast<std::uint64_t>(a), p);
 }
 
+// Whether `text` (fixed-point, ten decimals) reads back as `v` (positive, small).
 bool reads_back(std::string_view text, float v) {
     float w = 0;
-    auto r = std::from_chars(text.data(), text.data() + text.size(), w);
-    return r.ec == std::errc() &&
+    Decimal d;
+    return parse_decimal(text, split_decimal(text, d) ? &d : nullptr, w) &&
            std::bit_cast<std::uint32_t>(w) == std::bit_cast<std::uint32_t>(v);
 }
 
 }  // namespace
 
-void append_float(float v, std::uint8_t style, std::string& out) {
+char* write_float(float v, std::uint8_t style, char* p) {
     switch (lowest_bit(style)) {
         case kFloatFixed6:
-            append_fixed(v, 6, false, out);
-            return;
+            return write_fixed(v, 6, false, p);
         case kFloatShortest:
-            append_shortest(v, out);
-            return;
+            return write_shortest(v, p);
         case kFloatPython:
-            append_python(static_cast<double>(v), out);
-            return;
+            return write_python(static_cast<double>(v), p);
         default: {
-            const std::size_t at = out.size();
-            append_fixed(v, 10, true, out);
+            char* const b = p;
+            p = write_fixed(v, 10, true, p);
             // Ten decimals are within 0.5e-10 of v, less than a quarter of the float spacing
             // from 2^-9 up: only smaller values can read back as a neighbour.
             if (std::fabs(v) < 0x1p-9f && v != 0 &&
-                !reads_back(std::string_view(out).substr(at), v)) {
-                out.resize(at);
-                append_shortest(v, out);
+                !reads_back(std::string_view(b, static_cast<std::size_t>(p - b)), v)) {
+                p = write_shortest(v, b);
             }
+            return p;
         }
     }
 }
 
-std::uint8_t match_by_writing(float v, std::string_view text, std::uint8_t candidates,
-                              std::string& buf) {
+void append_float(float v, std::uint8_t style, std::string& out) {
+    char buf[kMaxFloatChars];
+    out.append(buf, write_float(v, style, buf));
+}
+
+std::uint8_t match_by_writing(float v, std::string_view text, std::uint8_t candidates) {
     std::uint8_t out = 0;
+    char buf[kMaxFloatChars];
     for (std::uint8_t bit = 1; bit <= kFloatPython; bit = static_cast<std::uint8_t>(bit << 1)) {
         if (!(candidates & bit)) continue;
-        buf.clear();
-        append_float(v, bit, buf);
-        if (buf == text) out |= bit;
+        const char* const end = write_float(v, bit, buf);
+        if (std::string_view(buf, static_cast<std::size_t>(end - buf)) == text) out |= bit;
     }
     return out;
 }
@@ -349,64 +309,55 @@ bool parse_float(std::string_view s, float& out) {
     return parse_decimal(s, split_decimal(s, d) ? &d : nullptr, out);
 }
 
-std::uint8_t float_styles_matching(float v, std::string_view text, std::uint8_t candidates,
-                                   std::string& buf) {
+std::uint8_t float_styles_matching(float v, std::string_view text, std::uint8_t candidates) {
     std::uint8_t out = 0;
     Decimal d;
     if (split_decimal(text, d)) candidates = match_fixed(d, v, candidates, out);
-    return out | match_by_writing(v, text, candidates, buf);
+    return out | match_by_writing(v, text, candidates);
+}
+
+namespace {
+
+// The character after the backslash for each byte Valve escapes (0: written as it is).
+constexpr std::array<char, 256> kEscapes = [] {
+    std::array<char, 256> t{};
+    t['\n'] = 'n';
+    t['\t'] = 't';
+    t['\v'] = 'v';
+    t['\b'] = 'b';
+    t['\r'] = 'r';
+    t['\f'] = 'f';
+    t['\a'] = 'a';
+    t['\\'] = '\\';
+    t['"'] = '"';
+    t['?'] = '?';
+    t['\''] = '\'';
+    return t;
+}();
+
+}  // namespace
+
+char* write_escaped(std::string_view s, std::uint8_t style, char* p) {
+    // srctools does not escape ? and '.
+    const bool valve = lowest_bit(style) == kStringValve;
+    for (const char c : s) {
+        const char e = kEscapes[static_cast<unsigned char>(c)];
+        if (e && (valve || (c != '?' && c != '\''))) {
+            p[0] = '\\';
+            p[1] = e;
+            p += 2;
+        } else {
+            *p++ = c;
+        }
+    }
+    return p;
 }
 
 void append_escaped(std::string_view s, std::uint8_t style, std::string& out) {
-    const bool valve = lowest_bit(style) == kStringValve;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        char e = 0;
-        switch (c) {
-            case '\n':
-                e = 'n';
-                break;
-            case '\t':
-                e = 't';
-                break;
-            case '\v':
-                e = 'v';
-                break;
-            case '\b':
-                e = 'b';
-                break;
-            case '\r':
-                e = 'r';
-                break;
-            case '\f':
-                e = 'f';
-                break;
-            case '\a':
-                e = 'a';
-                break;
-            case '\\':
-                e = '\\';
-                break;
-            case '"':
-                e = '"';
-                break;
-            case '?':
-                e = valve ? '?' : 0;
-                break;
-            case '\'':
-                e = valve ? '\'' : 0;
-                break;
-            default:
-                break;
-        }
-        if (!e) continue;
-        out.append(s, start, i - start);
-        out += '\\';
-        out += e;
-        start = i + 1;
-    }
-    out.append(s, start);
+    const std::size_t at = out.size();
+    out.resize(at + 2 * s.size());
+    char* const end = write_escaped(s, style, out.data() + at);
+    out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 void append_binary(const Binary& b, std::uint8_t style, int depth, std::string& out) {
@@ -443,7 +394,8 @@ void append_time(Time t, std::string& out) {
         ticks = -ticks;
     }
     static_assert(Time::kTicksPerSecond == 10000);
-    append_scaled(static_cast<std::uint64_t>(ticks), 4, out);
+    char buf[32];
+    out.append(buf, write_scaled(static_cast<std::uint64_t>(ticks), 4, buf));
 }
 
 void append_uint64(std::uint64_t v, std::string& out) {

@@ -124,12 +124,16 @@ void expand_gap(const Kv2Style& s, std::size_t key, int depth, std::string& out)
 bool make_template(std::string_view gap, int depth, std::string& out);
 
 // --- value spellings ---
+// The write_* functions write at `p`, which has room for what they write (kMaxFloatChars for a
+// float, 2 * size for an escaped string), and return the end; append_* append to a string.
+inline constexpr std::size_t kMaxFloatChars = 64;
+char* write_float(float v, std::uint8_t style, char* p);
+char* write_escaped(std::string_view s, std::uint8_t style, char* p);
 void append_float(float v, std::uint8_t style, std::string& out);
 // Reads a float as std::from_chars does (correctly rounded); plain decimals take a fast path.
 bool parse_float(std::string_view text, float& out);
-// Bits of `candidates` whose spelling of `v` is `text` (`scratch` is working space).
-std::uint8_t float_styles_matching(float v, std::string_view text, std::uint8_t candidates,
-                                   std::string& scratch);
+// Bits of `candidates` whose spelling of `v` is `text`.
+std::uint8_t float_styles_matching(float v, std::string_view text, std::uint8_t candidates);
 void append_escaped(std::string_view s, std::uint8_t style, std::string& out);
 void append_binary(const Binary& b, std::uint8_t style, int depth, std::string& out);
 void append_time(Time t, std::string& out);

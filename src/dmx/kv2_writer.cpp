@@ -3,8 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <climits>
+#include <cstring>
+#include <memory>
 
 #include "internal.hpp"
+#include "kv2_number.hpp"
 #include "kv2_style.hpp"
 #include "levelkit/core/text.hpp"
 
@@ -24,12 +30,65 @@ const std::string* find_slot(const Kv2Trivia* t, std::uint32_t slot) {
     return it != t->entries.end() && it->first == slot ? &it->second : nullptr;
 }
 
+// The text being written: a cursor into a buffer grown ahead of it. The writer appends many
+// pieces of a few bytes; std::string::append checks and updates the length for each, and
+// growing a string fills the new part with zeros first.
+class Out {
+public:
+    // The cursor, with at least n bytes free after it; advance() moves it past what was written.
+    char* room(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
+        return p_;
+    }
+    void advance(char* p) { p_ = p; }
+    Out& operator+=(char c) {
+        *room(1) = c;
+        ++p_;
+        return *this;
+    }
+    Out& operator+=(std::string_view v) {
+        char* p = room(v.size());
+        std::memcpy(p, v.data(), v.size());
+        p_ = p + v.size();
+        return *this;
+    }
+    // Room for about n bytes in all.
+    void reserve(std::size_t n) {
+        if (n > size()) room(n - size());
+    }
+    std::size_t size() const { return static_cast<std::size_t>(p_ - buf_.get()); }
+    std::string_view text() const { return std::string_view(buf_.get(), size()); }
+
+private:
+    [[gnu::noinline]] void grow(std::size_t n) {
+        const std::size_t used = size();
+        const std::size_t cap = static_cast<std::size_t>(end_ - buf_.get());
+        const std::size_t want = std::max(used + n, std::max<std::size_t>(2 * cap, 4096));
+        auto next = std::make_unique_for_overwrite<char[]>(want);
+        if (used) std::memcpy(next.get(), buf_.get(), used);
+        buf_ = std::move(next);
+        p_ = buf_.get() + used;
+        end_ = buf_.get() + want;
+    }
+
+    std::unique_ptr<char[]> buf_;
+    char* p_ = nullptr;
+    char* end_ = nullptr;
+};
+
 class Kv2Writer {
 public:
-    Kv2Writer(const Document& doc, std::string& out, const Kv2WriteOptions& opt)
-        : doc_(doc), out_(out), opt_(opt) {}
+    Kv2Writer(const Document& doc, const Kv2WriteOptions& opt) : doc_(doc), opt_(opt) {}
 
     Result<void> run();
+    // The text written, in pieces (the layout line goes after the header).
+    template <class F>
+    void each_piece(F&& f) const {
+        const std::string_view t = out_.text();
+        f(t.substr(0, hint_at_));
+        f(std::string_view(hint_line_));
+        f(t.substr(hint_at_));
+    }
 
 private:
     const Kv2Trivia* trivia(std::uint32_t index) const {
@@ -43,7 +102,20 @@ private:
         if (const std::string* s = find_slot(t, slot)) {
             out_ += *s;
         } else {
-            expand_gap(*style_, key, depth_, out_);
+            put_gap(key);
+        }
+    }
+    // The style's gap for `key` at the current depth, expanded once per key and depth.
+    void put_gap(std::size_t key) {
+        GapText& g = gaps_[key];
+        if (g.depth != depth_) expand(g, key);
+        if (g.len <= sizeof g.text) {
+            // A fixed-size copy of the padded text, then the cursor past its length.
+            char* p = out_.room(sizeof g.text);
+            std::memcpy(p, g.text, sizeof g.text);
+            out_.advance(p + g.len);
+        } else {
+            out_ += g.long_text;
         }
     }
     void quoted(const Kv2Trivia* t, std::uint32_t slot, std::string_view text) {
@@ -51,7 +123,7 @@ private:
         if (const std::string* s = find_slot(t, slot)) {
             out_ += *s;
         } else {
-            append_escaped(text, style_->strings, out_);
+            out_.advance(write_escaped(text, style_->strings, out_.room(2 * text.size())));
         }
         out_ += '"';
     }
@@ -66,6 +138,14 @@ private:
         out_ += '"';
     }
 
+    struct GapText {
+        int depth = INT_MIN;  // not expanded yet
+        std::size_t len = 0;
+        char text[32] = {};  // the expansion when it fits, zero padded
+        std::string long_text;
+    };
+    void expand(GapText& g, std::size_t key);
+
     void plan();
     bool writes_id(ElementRef e) const;
     void append_id(ElementRef e);
@@ -73,12 +153,36 @@ private:
     Result<void> write_attribute(const Attribute& a);
     // Counts a reference to `r`; true if this reference is where `r` is written inline.
     bool goes_inline(ElementRef r);
-    void append_scalar(const Value& v, std::size_t item);
+    // Spellings of values, written at the cursor.
+    template <class T>
+    void put(const T& x);
+    void put_float(float v) { out_.advance(float_at(v, out_.room(kMaxFloatChars))); }
+    char* float_at(float v, char* p) const {
+        return floats_ == kFloatValve ? write_valve_float(v, p) : write_float(v, floats_, p);
+    }
+    void put_int(std::int64_t v) {
+        char* p = out_.room(24);
+        out_.advance(std::to_chars(p, p + 24, v).ptr);
+    }
+    // put_items of ints and float tuples without recorded spellings, where every gap is the
+    // style's (false if one is too long for the fast copy): one bounds check per item.
+    template <class T>
+    bool put_plain_items(const std::vector<T>& items);
+    // The items of an array other than an element array.
+    template <class T>
+    void put_items(const std::vector<T>& items, const Kv2Trivia* t);
+    // An estimate of the text's size, to grow the output once.
+    std::size_t estimate() const;
 
     const Document& doc_;
-    std::string& out_;
+    Out out_;
+    std::size_t hint_at_ = 0;
+    std::string hint_line_;
     const Kv2WriteOptions& opt_;
     const Kv2Style* style_ = nullptr;
+    std::uint8_t floats_ = kFloatValve;  // style_->floats
+    std::array<GapText, kTkCount * kTkCount> gaps_;
+    std::string scratch_;
     bool use_trivia_ = false;
     bool noids_ = false;
     bool all_ids_ = false;  // fresh layout: every element gets an id line (Valve)
@@ -134,6 +238,30 @@ void Kv2Writer::plan() {
     }
 }
 
+std::size_t Kv2Writer::estimate() const {
+    // Valve's layout: a line per attribute and per array item, at most a few tabs deep, floats
+    // of up to ~14 characters. Too little only means growing once more.
+    std::size_t n = 256;
+    for (const Element& e : doc_.elements()) {
+        n += 96 + e.name.size();
+        for (const Attribute& a : e.attributes) {
+            n += 48 + a.name.str().size();
+            a.value.visit([&](const auto& x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Binary>) {
+                    n += x.size() * 2;
+                } else if constexpr (requires { typename T::value_type; }) {
+                    using V = typename T::value_type;
+                    constexpr std::size_t floats =
+                        std::is_class_v<V> ? sizeof(V) / sizeof(float) : 1;
+                    n += x.size() * (16 + 14 * floats);
+                }
+            });
+        }
+    }
+    return n;
+}
+
 bool Kv2Writer::writes_id(ElementRef e) const {
     if (noids_) return false;
     const Element& el = doc_[e];
@@ -152,8 +280,19 @@ void Kv2Writer::append_id(ElementRef e) {
     if (!el.id_text.empty()) {
         out_ += el.id_text;
     } else {
-        (el.has_id() || el.id_invented() ? el.id : generated_id(doc_, e)).append_to(out_);
+        scratch_.clear();
+        (el.has_id() || el.id_invented() ? el.id : generated_id(doc_, e)).append_to(scratch_);
+        out_ += scratch_;
     }
+}
+
+void Kv2Writer::expand(GapText& g, std::size_t key) {
+    g.depth = depth_;
+    g.long_text.clear();
+    expand_gap(*style_, key, depth_, g.long_text);
+    g.len = g.long_text.size();
+    std::memset(g.text, 0, sizeof g.text);
+    if (g.len <= sizeof g.text) std::memcpy(g.text, g.long_text.data(), g.len);
 }
 
 bool Kv2Writer::goes_inline(ElementRef r) {
@@ -165,54 +304,129 @@ bool Kv2Writer::goes_inline(ElementRef r) {
     return !written_[i] && inline_ref_[i] >= 0 && inline_ref_[i] == c && nesting_ < kMaxNesting;
 }
 
-void Kv2Writer::append_scalar(const Value& v, std::size_t item) {
-    v.visit([&](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (requires { typename T::value_type; } && !std::is_same_v<T, std::string> &&
-                      !std::is_same_v<T, Binary>) {
-            if constexpr (std::is_same_v<T, std::vector<bool>>) {
-                out_ += x[item] ? '1' : '0';
-            } else {
-                Value one(x[item]);
-                append_scalar(one, 0);
-            }
-        } else if constexpr (std::is_same_v<T, ElementRef>) {
-            if (doc_.valid(x)) append_id(x);
-        } else if constexpr (std::is_same_v<T, std::int32_t>) {
-            append_int(out_, x);
-        } else if constexpr (std::is_same_v<T, float>) {
-            append_float(x, style_->floats, out_);
-        } else if constexpr (std::is_same_v<T, bool>) {
-            out_ += x ? '1' : '0';
-        } else if constexpr (std::is_same_v<T, std::string>) {
-            append_escaped(x, style_->strings, out_);
-        } else if constexpr (std::is_same_v<T, Binary>) {
-            append_binary(x, style_->binaries, depth_, out_);
-        } else if constexpr (std::is_same_v<T, Time>) {
-            append_time(x, out_);
-        } else if constexpr (std::is_same_v<T, Color>) {
-            append_int(out_, x.r);
-            out_ += ' ';
-            append_int(out_, x.g);
-            out_ += ' ';
-            append_int(out_, x.b);
-            out_ += ' ';
-            append_int(out_, x.a);
-        } else if constexpr (std::is_same_v<T, std::uint64_t>) {
-            append_uint64(x, out_);
-        } else if constexpr (std::is_same_v<T, std::uint8_t>) {
-            append_int(out_, x);
-        } else if constexpr (std::is_same_v<T, Guid>) {
-            x.append_to(out_);
+template <class T>
+void Kv2Writer::put(const T& x) {
+    if constexpr (std::is_same_v<T, ElementRef>) {
+        if (doc_.valid(x)) append_id(x);
+    } else if constexpr (std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint8_t>) {
+        put_int(x);
+    } else if constexpr (std::is_same_v<T, float>) {
+        put_float(x);
+    } else if constexpr (std::is_same_v<T, bool>) {
+        out_ += x ? '1' : '0';
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        out_.advance(write_escaped(x, style_->strings, out_.room(2 * x.size())));
+    } else if constexpr (std::is_same_v<T, Binary>) {
+        scratch_.clear();
+        append_binary(x, style_->binaries, depth_, scratch_);
+        out_ += scratch_;
+    } else if constexpr (std::is_same_v<T, Time>) {
+        scratch_.clear();
+        append_time(x, scratch_);
+        out_ += scratch_;
+    } else if constexpr (std::is_same_v<T, Color>) {
+        put_int(x.r);
+        out_ += ' ';
+        put_int(x.g);
+        out_ += ' ';
+        put_int(x.b);
+        out_ += ' ';
+        put_int(x.a);
+    } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+        scratch_.clear();
+        append_uint64(x, scratch_);
+        out_ += scratch_;
+    } else if constexpr (std::is_same_v<T, Guid>) {
+        scratch_.clear();
+        x.append_to(scratch_);
+        out_ += scratch_;
+    } else {
+        // Vectors, angles, quaternions and matrices: their floats separated by spaces.
+        static_assert(sizeof(T) % sizeof(float) == 0);
+        constexpr std::size_t n = sizeof(T) / sizeof(float);
+        const float* f = reinterpret_cast<const float*>(&x);
+        char* p = out_.room(n * (kMaxFloatChars + 1));
+        for (std::size_t k = 0; k < n; ++k) {
+            if (k) *p++ = ' ';
+            p = float_at(f[k], p);
+        }
+        out_.advance(p);
+    }
+}
+
+template <class T>
+bool Kv2Writer::put_plain_items(const std::vector<T>& items) {
+    const std::size_t first = gap_key(prev_, Tk::item_s);
+    const std::size_t next = gap_key(Tk::comma_s, Tk::item_s);
+    const std::size_t comma = gap_key(Tk::item_s, Tk::comma_s);
+    for (std::size_t key : {first, next, comma}) {
+        if (gaps_[key].depth != depth_) expand(gaps_[key], key);
+    }
+    const GapText* gi = &gaps_[first];
+    const GapText& gn = gaps_[next];
+    const GapText& gc = gaps_[comma];
+    constexpr std::size_t kText = sizeof(GapText::text);
+    if (gi->len > kText || gn.len > kText || gc.len > kText) return false;
+    constexpr std::size_t kFields = std::is_same_v<T, std::int32_t> ? 1 : sizeof(T) / sizeof(float);
+    constexpr std::size_t kRoom = 2 * kText + kFields * (kMaxFloatChars + 1) + 3;
+    const std::size_t n = items.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        char* p = out_.room(kRoom);
+        std::memcpy(p, gi->text, kText);
+        p += gi->len;
+        *p++ = '"';
+        if constexpr (std::is_same_v<T, std::int32_t>) {
+            p = std::to_chars(p, p + 24, items[i]).ptr;
         } else {
-            // Vectors, angles, quaternions and matrices: their floats separated by spaces.
-            const float* f = reinterpret_cast<const float*>(&x);
-            for (std::size_t k = 0; k < sizeof(T) / sizeof(float); ++k) {
-                if (k) out_ += ' ';
-                append_float(f[k], style_->floats, out_);
+            const float* f = reinterpret_cast<const float*>(&items[i]);
+            for (std::size_t k = 0; k < kFields; ++k) {
+                if (k) *p++ = ' ';
+                p = float_at(f[k], p);
             }
         }
-    });
+        *p++ = '"';
+        if (i + 1 < n) {
+            std::memcpy(p, gc.text, kText);
+            p += gc.len;
+            *p++ = ',';
+        }
+        out_.advance(p);
+        gi = &gn;
+    }
+    prev_ = Tk::item_s;
+    return true;
+}
+
+template <class T>
+void Kv2Writer::put_items(const std::vector<T>& items, const Kv2Trivia* t) {
+    constexpr std::uint32_t per = item_slots(false);
+    const std::size_t n = items.size();
+    if constexpr (std::is_same_v<T, std::int32_t> || std::is_same_v<T, float> ||
+                  std::is_same_v<T, Vector2> || std::is_same_v<T, Vector3> ||
+                  std::is_same_v<T, Vector4> || std::is_same_v<T, QAngle> ||
+                  std::is_same_v<T, Quaternion>) {
+        if (!t && n > 0 && put_plain_items(items)) {
+            gap(Tk::rbracket_s, t, kSlotItems + per * static_cast<std::uint32_t>(n));
+            return;
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(i);
+        const auto item = static_cast<std::uint32_t>(i);
+        gap(Tk::item_s, t, base);
+        quoted_value(t, kRawValue | item, [&] {
+            if constexpr (std::is_same_v<T, bool>) {
+                put(static_cast<bool>(items[i]));
+            } else {
+                put(items[i]);
+            }
+        });
+        if ((i + 1 < n) != (find_slot(t, kComma | item) != nullptr)) {
+            gap(Tk::comma_s, t, base + per - 1);
+            out_ += ',';
+        }
+    }
+    gap(Tk::rbracket_s, t, kSlotItems + per * static_cast<std::uint32_t>(n));
 }
 
 Result<void> Kv2Writer::write_attribute(const Attribute& a) {
@@ -228,43 +442,58 @@ Result<void> Kv2Writer::write_attribute(const Attribute& a) {
     quoted(t, kRaw | 1, type_name(type));
     if (!is_array(type)) {
         gap(type == Type::binary ? Tk::value_bin : Tk::value, t, 2);
-        quoted_value(t, kRawValue, [&] { append_scalar(a.value, 0); });
+        quoted_value(t, kRawValue, [&] {
+            a.value.visit([&](const auto& x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (!requires { typename T::value_type; } ||
+                              std::is_same_v<T, std::string> || std::is_same_v<T, Binary>) {
+                    put(x);
+                }
+            });
+        });
         return success();
     }
     const bool elems = type == Type::element_array;
     gap(elems ? Tk::lbracket_e : Tk::lbracket_s, t, 2);
     out_ += '[';
     ++depth_;
-    const std::size_t n = a.value.array_size();
+    if (!elems) {
+        a.value.visit([&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (requires { typename T::value_type; } && !std::is_same_v<T, std::string> &&
+                          !std::is_same_v<T, Binary>) {
+                put_items(x, t);
+            }
+        });
+        out_ += ']';
+        --depth_;
+        return success();
+    }
+    const auto& items = a.value.get<std::vector<ElementRef>>();
+    const std::size_t n = items.size();
     const std::uint32_t per = item_slots(elems);
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(i);
         const std::uint32_t item = static_cast<std::uint32_t>(i);
-        if (elems) {
-            const ElementRef r = a.value.get<std::vector<ElementRef>>()[i];
-            if (goes_inline(r)) {
-                gap(Tk::item_class, t, base);
-                LK_TRY(write_element(r, Tk::item_class));
-            } else {
-                gap(Tk::item_kw, t, base);
-                out_ += "\"element\"";
-                gap(Tk::item_ref, t, base + 1);
-                quoted_value(t, kRawValue | item, [&] {
-                    if (doc_.valid(r)) append_id(r);
-                });
-            }
+        const ElementRef r = items[i];
+        if (goes_inline(r)) {
+            gap(Tk::item_class, t, base);
+            LK_TRY(write_element(r, Tk::item_class));
         } else {
-            gap(Tk::item_s, t, base);
-            quoted_value(t, kRawValue | item, [&] { append_scalar(a.value, i); });
+            gap(Tk::item_kw, t, base);
+            out_ += "\"element\"";
+            gap(Tk::item_ref, t, base + 1);
+            quoted_value(t, kRawValue | item, [&] {
+                if (doc_.valid(r)) append_id(r);
+            });
         }
         const bool comma = (i + 1 < n) != (find_slot(t, kComma | item) != nullptr);
         if (comma) {
-            gap(elems ? Tk::comma_e : Tk::comma_s, t, base + per - 1);
+            gap(Tk::comma_e, t, base + per - 1);
             out_ += ',';
         }
     }
-    gap(elems ? Tk::rbracket_e : Tk::rbracket_s, t,
-        kSlotItems + per * static_cast<std::uint32_t>(n));
+    gap(Tk::rbracket_e, t, kSlotItems + per * static_cast<std::uint32_t>(n));
     out_ += ']';
     --depth_;
     return success();
@@ -357,6 +586,7 @@ Result<void> Kv2Writer::run() {
     const bool keep = !opt_.dump && doc_.kv2().style != nullptr;
     use_trivia_ = keep;
     style_ = keep ? doc_.kv2().style.get() : &Kv2Style::valve();
+    floats_ = style_->floats;
     noids_ = !opt_.dump && doc_.header.encoding == "keyvalues2_noids";
     version_ = doc_.header.encoding_version;
     if (opt_.dump) {
@@ -376,6 +606,7 @@ Result<void> Kv2Writer::run() {
     written_.assign(n, 0);
     on_stack_.assign(n, 0);
     text_ordinal_.assign(n, -1);
+    out_.reserve(estimate());
 
     if (opt_.dump) {
         Header h = doc_.header;
@@ -390,7 +621,7 @@ Result<void> Kv2Writer::run() {
     } else {
         out_ += header_line(doc_.header);
     }
-    const std::size_t hint_at = out_.size();
+    hint_at_ = out_.size();
 
     for (ElementRef r : toplevel_) {
         if (written_[static_cast<std::size_t>(r.index)]) continue;
@@ -406,10 +637,9 @@ Result<void> Kv2Writer::run() {
     if (opt_.layout_hints && !opt_.dump && !noids_) {
         const std::string hint = binary_layout_hint(doc_, text_ordinal_);
         if (!hint.empty()) {
-            std::string line = style_->newline;
-            line += kHintPrefix;
-            line += hint;
-            out_.insert(hint_at, line);
+            hint_line_ = style_->newline;
+            hint_line_ += kHintPrefix;
+            hint_line_ += hint;
         }
     }
     return success();
@@ -418,8 +648,23 @@ Result<void> Kv2Writer::run() {
 }  // namespace
 
 Result<void> write_kv2(const Document& doc, std::string& out, const Kv2WriteOptions& opt) {
-    Kv2Writer w(doc, out, opt);
-    return w.run();
+    Kv2Writer w(doc, opt);
+    LK_TRY(w.run());
+    w.each_piece([&](std::string_view piece) { out += piece; });
+    return success();
+}
+
+Result<void> write_kv2(const Document& doc, Bytes& out, const Kv2WriteOptions& opt) {
+    Kv2Writer w(doc, opt);
+    LK_TRY(w.run());
+    std::size_t size = out.size();
+    w.each_piece([&](std::string_view piece) { size += piece.size(); });
+    out.reserve(size);
+    w.each_piece([&](std::string_view piece) {
+        const auto* b = reinterpret_cast<const std::byte*>(piece.data());
+        out.insert(out.end(), b, b + piece.size());
+    });
+    return success();
 }
 
 }  // namespace lk::dmx::detail

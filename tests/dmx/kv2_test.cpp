@@ -122,6 +122,71 @@ TEST(DmxKv2, KeepsOddSpacingAndSpellings) {
     EXPECT_EQ(text_of(out.value()), text);
 }
 
+// Items of number arrays are read straight from the text while they are spelled and spaced as
+// the layout and the float style have it, and token by token otherwise: both ways give the same
+// values and keep every odd spelling, including near the end of the text, where fewer bytes
+// remain than the word-at-a-time reads take.
+TEST(DmxKv2, NumberArraysKeepEverySpelling) {
+    const std::string text = R"(<!-- dmx encoding keyvalues2 1 format dmx 1 -->
+"DmElement"
+{
+	"id" "elementid" "2929200b-cff6-4e61-8ff9-8857c60a79df"
+	"v" "vector3_array" 
+	[
+		"0 -1 0.5",
+		"0.0500000007 -3 100000.5",
+		"0.05 1.50 -0",
+		"1	2 3",
+		"-123.4560012817 0.0000305176 7",
+		"0.0000305176 7 0.0004882813"
+		"1 2 3",
+	]
+	"i" "int_array" 
+	[
+		"1",
+		"-0",
+		"007",
+		"+3",
+		"2147483647",
+		"-2147483648",
+		"123456789"
+	]
+	"f" "float_array" [ "0.25", "1e5" ,"3" ]
+	"q" "quaternion_array" 
+	[
+		"0 0 0 1",
+		"0.7071067691 0 0 0.7071067691"
+	]
+	"t" "int_array" 
+	[
+		"12",
+		"3"
+	]
+}
+)";
+    auto doc = parse(text);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    const Element& root = (*doc)[doc->root];
+    const auto& v = *root.get<std::vector<Vector3>>("v");
+    ASSERT_EQ(v.size(), 7u);
+    EXPECT_EQ(v[1].x, 0.0500000007f);
+    EXPECT_EQ(v[1].z, 100000.5f);
+    EXPECT_EQ(v[2].x, 0.05f);
+    EXPECT_EQ(v[2].y, 1.5f);
+    EXPECT_TRUE(std::signbit(v[2].z));
+    EXPECT_EQ(v[3].x, 1.0f);
+    EXPECT_EQ(v[4].x, -123.4560012817f);
+    EXPECT_EQ(v[5].z, 0.0004882813f);
+    const auto& i = *root.get<std::vector<std::int32_t>>("i");
+    EXPECT_EQ(i, (std::vector<std::int32_t>{1, 0, 7, 3, 2147483647, INT32_MIN, 123456789}));
+    EXPECT_EQ(*root.get<std::vector<float>>("f"), (std::vector<float>{0.25f, 1e5f, 3.0f}));
+    EXPECT_EQ(root.get<std::vector<Quaternion>>("q")->at(1).w, 0.7071067691f);
+    EXPECT_EQ(*root.get<std::vector<std::int32_t>>("t"), (std::vector<std::int32_t>{12, 3}));
+    auto out = write(doc.value());
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(text_of(out.value()), text);
+}
+
 // A layout hint line with nothing after its prefix is a comment like any other (the writer
 // never writes an empty hint; dmx_kv2_fuzz: the line was taken out and not written back).
 TEST(DmxKv2, EmptyLayoutHintStaysAComment) {
