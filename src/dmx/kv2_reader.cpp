@@ -1224,17 +1224,20 @@ bool Kv2Reader::parse_element(const Token& class_tok, Tk class_kind, ElementRef&
     }
     const std::int32_t parent_element = cur_element_, parent_attr = cur_attr_;
     const std::string_view cls = unescape(class_tok);
-    out = doc_.add_element(cls == "$prefix_element$" && class_kind == Tk::top_class ? "DmElement"
-                                                                                    : cls);
+    // The first top-level "$prefix_element$" block holds the prefix attributes (a DmElement
+    // written under that name); a later one is an element of that class, kept as written.
+    const bool prefix =
+        cls == "$prefix_element$" && class_kind == Tk::top_class && doc_.prefix.is_null();
+    out = doc_.add_element(prefix ? std::string_view("DmElement") : cls);
     doc_[out].kv2_id_line = Element::kNoLine;
     doc_[out].kv2_name_line = Element::kNoLine;
     const Owner eo{out.index, -1};
     if (class_kind == Tk::top_class) {
         gap(class_tok, Tk::top_class, eo, kSlotTopGap);
         doc_.kv2().toplevel.push_back(out);
-        if (cls == "$prefix_element$" && doc_.prefix.is_null()) {
+        if (prefix) {
             doc_.prefix = out;
-        } else if (doc_.root.is_null()) {
+        } else if (doc_.root.is_null() && cls != "$prefix_element$") {
             doc_.root = out;
         }
     } else {

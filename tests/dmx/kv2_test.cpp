@@ -206,6 +206,25 @@ TEST(DmxKv2, EmptyLayoutHintStaysAComment) {
     EXPECT_EQ(text_of(write(doc.value()).value()), at_end);
 }
 
+// Only the first top-level "$prefix_element$" block is the prefix; a second is an element of
+// that class and is written back under its name (it came back as "DmElement": found by
+// dmx_kv2_fuzz).
+TEST(DmxKv2, SecondPrefixBlockKeepsItsName) {
+    const std::string text =
+        "<!-- dmx encoding keyvalues2 4 format dmx 1 -->\n\"$prefix_element$\"\n{\n}\n\n"
+        "\"$prefix_element$\"\n{\n\t\"x\" \"int\" \"1\"\n}\n\n\"DmElement\"\n{\n\t\"id\" "
+        "\"elementid\" \"7d6a2b2c-a2a9-4f38-9e61-2c6a0f3a6b4e\"\n}\n";
+    auto doc = parse(text);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    ASSERT_FALSE(doc->prefix.is_null());
+    EXPECT_EQ((*doc)[doc->prefix].type.str(), "DmElement");
+    EXPECT_EQ(doc->elements()[1].type.str(), "$prefix_element$");
+    EXPECT_EQ((*doc)[doc->root].type.str(), "DmElement");
+    auto out = write(doc.value());
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(text_of(out.value()), text);
+}
+
 TEST(DmxKv2, BinaryDocumentsGetValvesLayout) {
     auto doc = parse(kValveMap);
     ASSERT_TRUE(doc.ok());
