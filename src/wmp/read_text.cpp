@@ -788,10 +788,15 @@ Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
     m.text_material_lines = true;
     LK_TRY_ASSIGN(std::string mat, read_line_field(lx, "material"));
     m.material = opt_string(mat);
-    for (std::uint16_t tag = 0; !lx.next_is("}") && !lx.at_end(); ++tag) {
+    std::uint16_t tag = 0;
+    for (; !lx.next_is("}") && !lx.at_end(); ++tag) {
+        if (tag == UINT16_MAX) {
+            return lx.error(lx.peek(), "wmp.too-many", "more than 65535 entity strings");
+        }
         LK_TRY_ASSIGN(std::string s, read_line_field(lx, "entity string"));
         if (s != kNdef) m.strings.push_back({tag, std::move(s)});
     }
+    m.mm_string_lines = tag;
     return {};
 }
 

@@ -477,7 +477,7 @@ struct TextWriter {
                     e.integer("\n\t", m.mm_reserved);
                     if (m.text_material_lines) {
                         e.word("\n\t", or_ndef(m.material));
-                        std::size_t count = 0;
+                        std::size_t count = m.mm_string_lines;
                         for (const TaggedString& t : m.strings) {
                             count = std::max<std::size_t>(count, t.tag + 1u);
                         }

@@ -179,6 +179,9 @@ struct Model {
     // `$$M`: the path index field (1-based position of `path` among the level's paths).
     std::int64_t mm_path_index = 0;
     std::int64_t mm_reserved = 0;
+    // `$$M`: entity string lines as read, `ndef` lines after the last string included (the
+    // writer writes at least as many).
+    std::uint16_t mm_string_lines = 0;
 };
 
 enum class ModelFileType : std::uint8_t { dds_sprite = 0, sprite = 1, mdl = 2, wmb = 3, hmp = 4 };
