@@ -350,6 +350,10 @@ private:
     template <class T>
     bool parse_items(std::vector<T>& items, const Token& tok, std::size_t item, Owner o);
     bool parse_array(Type t, Owner o, Value& out);
+    enum class ArrayStep : std::uint8_t { end, comma, item };
+    bool array_token(const Token& tok, bool elems, Owner o, std::uint32_t base, std::size_t n,
+                     bool& comma_after_last, std::vector<std::size_t>& missing_commas,
+                     ArrayStep& step);
     bool reference(const Token& tok, ElementRef& out);
 
     std::string_view text_;
@@ -998,6 +1002,38 @@ bool Kv2Reader::plain_item(std::vector<T>& items, std::size_t n, Owner o, std::u
     return true;
 }
 
+// An array's token that is not an item's value: ']' ends the array, ',' is taken, anything but
+// a string is an error; an item is checked against the count limit and its missing comma noted,
+// and left to the caller (step = item).
+bool Kv2Reader::array_token(const Token& tok, bool elems, Owner o, std::uint32_t base,
+                            std::size_t n, bool& comma_after_last,
+                            std::vector<std::size_t>& missing_commas, ArrayStep& step) {
+    if (tok.kind == Token::rbracket) {
+        gap(tok, elems ? Tk::rbracket_e : Tk::rbracket_s, o, base);
+        --depth_;
+        step = ArrayStep::end;
+        return true;
+    }
+    if (tok.kind == Token::comma) {
+        if (n == 0 || comma_after_last) return fail(tok.begin, "dmx.kv2-syntax", "unexpected ','");
+        gap(tok, elems ? Tk::comma_e : Tk::comma_s, o, base - 1);
+        comma_after_last = true;
+        step = ArrayStep::comma;
+        return true;
+    }
+    if (tok.kind != Token::str)
+        return fail(tok.begin, "dmx.kv2-syntax", "expected an array item or ']'");
+    // Layout slots number an item in 29 bits (3 per element item, beside flag bits).
+    if (n >= kMaxArrayItems) {
+        return fail(tok.begin, "dmx.too-large",
+                    fmt::format("an array of more than {} items", kMaxArrayItems));
+    }
+    if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
+    comma_after_last = false;
+    step = ArrayStep::item;
+    return true;
+}
+
 // parse_array's loop for arrays of ints and float tuples, with their items read straight from
 // the text where they are plain (the bulk of large files).
 template <class T>
@@ -1028,27 +1064,11 @@ bool Kv2Reader::parse_numeric_array(std::vector<T>& items, Owner o) {
             continue;
         }
         if (!next(tok)) return false;
-        if (tok.kind == Token::rbracket) {
-            gap(tok, Tk::rbracket_s, o, base);
-            --depth_;
-            break;
-        }
-        if (tok.kind == Token::comma) {
-            if (n == 0 || comma_after_last)
-                return fail(tok.begin, "dmx.kv2-syntax", "unexpected ','");
-            gap(tok, Tk::comma_s, o, base - 1);
-            comma_after_last = true;
-            continue;
-        }
-        if (tok.kind != Token::str)
-            return fail(tok.begin, "dmx.kv2-syntax", "expected an array item or ']'");
-        // Layout slots number an item in 29 bits (3 per element item, beside flag bits).
-        if (n >= kMaxArrayItems) {
-            return fail(tok.begin, "dmx.too-large",
-                        fmt::format("an array of more than {} items", kMaxArrayItems));
-        }
-        if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
-        comma_after_last = false;
+        ArrayStep step;
+        if (!array_token(tok, false, o, base, n, comma_after_last, missing_commas, step))
+            return false;
+        if (step == ArrayStep::end) break;
+        if (step == ArrayStep::comma) continue;
         gap(tok, Tk::item_s, o, base);
         if (!parse_items(items, tok, n, o)) return false;
         ++n;
@@ -1091,27 +1111,11 @@ bool Kv2Reader::parse_array(Type t, Owner o, Value& out) {
     for (;;) {
         if (!next(tok)) return false;
         const std::uint32_t base = kSlotItems + per * static_cast<std::uint32_t>(n);
-        if (tok.kind == Token::rbracket) {
-            gap(tok, elems ? Tk::rbracket_e : Tk::rbracket_s, o, base);
-            --depth_;
-            break;
-        }
-        if (tok.kind == Token::comma) {
-            if (n == 0 || comma_after_last)
-                return fail(tok.begin, "dmx.kv2-syntax", "unexpected ','");
-            gap(tok, elems ? Tk::comma_e : Tk::comma_s, o, base - 1);
-            comma_after_last = true;
-            continue;
-        }
-        if (tok.kind != Token::str)
-            return fail(tok.begin, "dmx.kv2-syntax", "expected an array item or ']'");
-        // Layout slots number an item in 29 bits (3 per element item, beside flag bits).
-        if (n >= kMaxArrayItems) {
-            return fail(tok.begin, "dmx.too-large",
-                        fmt::format("an array of more than {} items", kMaxArrayItems));
-        }
-        if (n > 0 && !comma_after_last) missing_commas.push_back(n - 1);
-        comma_after_last = false;
+        ArrayStep step;
+        if (!array_token(tok, elems, o, base, n, comma_after_last, missing_commas, step))
+            return false;
+        if (step == ArrayStep::end) break;
+        if (step == ArrayStep::comma) continue;
         if (elems) {
             auto& items = out.get<std::vector<ElementRef>>();
             if (tok.raw == "element") {
