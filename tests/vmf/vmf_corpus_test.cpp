@@ -168,13 +168,16 @@ TEST(VmfCorpus, StreamingReaderEqualsTreeReader) {
 }
 
 // read_map's light tokenizer and the full KeyValues parser give the same model, origins and
-// diagnostics on every corpus map, read whole and in pieces on several threads.
+// diagnostics on every corpus map, read whole and in pieces on several threads, and the model is
+// the one the lossless reader builds.
 TEST(VmfCorpus, LightTokenizerEqualsFullParser) {
     LK_REQUIRE_CORPUS();
     std::size_t files = 0, diagnostics = 0;
     for (const auto& f : all_vmfs()) {
         auto blob = Blob::map_file(f);
         ASSERT_TRUE(blob);
+        auto doc = vmf::Document::read(blob.value());
+        ASSERT_TRUE(doc) << f;
         for (unsigned threads : {1u, 2u}) {
             vmf::ReadOptions full, light;
             full.threads = light.threads = threads;
@@ -184,6 +187,7 @@ TEST(VmfCorpus, LightTokenizerEqualsFullParser) {
             auto b = vmf::read_map(blob.value(), ld, light);
             ASSERT_TRUE(a && b) << f;
             EXPECT_TRUE(a.value() == b.value()) << f;
+            EXPECT_TRUE(b.value() == doc->map()) << f;
             EXPECT_EQ(test::vmf_origins(a.value()), test::vmf_origins(b.value())) << f;
             ASSERT_EQ(fd.size(), ld.size()) << f;
             for (std::size_t i = 0; i < fd.size(); ++i) {
@@ -194,6 +198,8 @@ TEST(VmfCorpus, LightTokenizerEqualsFullParser) {
         }
         ++files;
     }
-    std::printf("VMF corpus: %zu files read alike by both tokenizers (%zu diagnostics)\n", files,
-                diagnostics);
+    std::printf(
+        "VMF corpus: %zu files read alike by both tokenizers and the lossless reader (%zu "
+        "diagnostics)\n",
+        files, diagnostics);
 }
