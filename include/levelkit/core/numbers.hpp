@@ -50,7 +50,7 @@ public:
                                             1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
         static constexpr std::uint64_t kPow10Int[] = {1,     10,     100,     1000,
                                                       10000, 100000, 1000000, 10000000};
-        if (limit_ - p >= 17) {
+        if (std::endian::native == std::endian::little && limit_ - p >= 17) {
             // Up to seven digits, a '.', up to seven digits, read as words: the same number
             // the digit loop below makes, without a branch per digit. Longer runs take the loop.
             const std::size_t left = static_cast<std::size_t>(end_ - p);
@@ -116,7 +116,7 @@ private:
     static std::uint64_t load8(const char* p) {
         std::uint64_t w;
         std::memcpy(&w, p, 8);
-        return w;  // little-endian: p[0] is the lowest byte
+        return w;  // p[0] is the lowest byte (the word path runs on little-endian machines)
     }
     // How many of the 8 bytes at p are ASCII digits before the first one that is not (8: all).
     static std::size_t digit_run(const char* p) {
