@@ -81,7 +81,8 @@ public:
     explicit LiteTree(std::string_view text) : text_(text) { nodes_.reserve(256); }
 
     // Called as each block closes with the block and the ids of its open ancestors (root
-    // first); true drops the block's subtree, as kv::Document::BlockClosed does.
+    // first); true drops the block's subtree, as kv::Document::BlockClosed does. False: the
+    // text needs kv::Document::parse (warnings, errors, 2 GiB or more...).
     template <class OnClose>
     bool parse(std::string_view open_block, bool close_at_end, OnClose&& on_close);
 
@@ -265,6 +266,8 @@ inline bool LiteTree::token(const char*& p, const char* end, const char*& text,
 
 template <class OnClose>
 bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& on_close) {
+    // Offsets are 32-bit, and the full parser refuses such a text with kv.too-large.
+    if (text_.size() >= 0x7FFFFFF0u) return false;
     nodes_.clear();
     nodes_.emplace_back();  // the root
     stack_[0] = Open{0};

@@ -79,8 +79,9 @@ inline bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 // First '"' or CR in [p, end), or end: sixteen bytes a step where SSE2 is there (every x86-64),
-// else eight (quoted strings are short, so either beats a memchr call for each of the two). Used
-// by the KeyValues tokenizers. Never reads outside [p, end).
+// else eight (quoted strings are short, so either beats a memchr call for each of the two;
+// big-endian machines take the byte loop). Used by the KeyValues tokenizers. Never reads outside
+// [p, end).
 inline const char* find_quote_or_cr(const char* p, const char* end) {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), cr = _mm_set1_epi8('\r');
@@ -91,15 +92,16 @@ inline const char* find_quote_or_cr(const char* p, const char* end) {
         if (m) return p + std::countr_zero(static_cast<unsigned>(m));
     }
 #endif
-    static_assert(std::endian::native == std::endian::little, "reads bytes as little-endian words");
-    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    for (; end - p >= 8; p += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        const std::uint64_t q = w ^ (ones * '"'), r = w ^ (ones * '\r');
-        // A zero byte of q or r is a match; the lowest flagged byte is always a true one.
-        const std::uint64_t hit = (((q - ones) & ~q) | ((r - ones) & ~r)) & highs;
-        if (hit) return p + std::countr_zero(hit) / 8;
+    if constexpr (std::endian::native == std::endian::little) {  // the lowest byte comes first
+        constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+        for (; end - p >= 8; p += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p, 8);
+            const std::uint64_t q = w ^ (ones * '"'), r = w ^ (ones * '\r');
+            // A zero byte of q or r is a match; the lowest flagged byte is always a true one.
+            const std::uint64_t hit = (((q - ones) & ~q) | ((r - ones) & ~r)) & highs;
+            if (hit) return p + std::countr_zero(hit) / 8;
+        }
     }
     while (p < end && *p != '"' && *p != '\r') ++p;
     return p;
