@@ -43,10 +43,11 @@ Attribute* Element::find(std::string_view attr) {
 }
 
 Attribute& Element::set(std::string_view attr, Value v) {
-    // Names of one document are one symbol each: compare the interned name by identity.
+    // Names of one document are one symbol each: the interned name compares by identity. A name
+    // interned elsewhere (an attribute copied from another document) is matched by its text.
     const Symbol name = symbols_->intern(attr);
     for (Attribute& a : attributes) {
-        if (a.name == name) {
+        if (a.name == name || (a.name.str().size() == attr.size() && a.name.str() == attr)) {
             a.value = std::move(v);
             a.null_string = false;
             return a;

@@ -32,6 +32,19 @@ TEST(DmxDatamodel, TypedAccessAndValveCoercions) {
 
 // A float read as an integer type must lie in the type's range: UINT64_MAX as a double is
 // 2^64, which the old `<= max` bound let through to an undefined cast.
+// set() matches names by their interned symbol; an attribute copied from another document
+// carries the other document's symbol and must still be the one set() replaces.
+TEST(DmxDatamodel, SetReplacesAnAttributeCopiedFromAnotherDocument) {
+    Document a, b;
+    a.root = a.add_element("DmElement", "a");
+    a[a.root].set("scale", 1.0f);
+    b.root = b.add_element("DmElement", "b");
+    b[b.root].attributes.push_back(a[a.root].attributes.front());
+    b[b.root].set("scale", 2.0f);
+    ASSERT_EQ(b[b.root].attributes.size(), 1u);
+    EXPECT_EQ(b[b.root].get_as<float>("scale"), 2.0f);
+}
+
 TEST(DmxDatamodel, FloatsCoercedToIntegersAreRangeChecked) {
     Document doc;
     doc.root = doc.add_element("DmElement", "e");
