@@ -68,10 +68,18 @@ public:
             // Room for what the map will hold, so that the element list is not copied as it
             // grows (a copy doubles its memory for a moment): a mesh is a node, its polygon
             // mesh, four data arrays, a subdivision element and about seven streams; an entity
-            // a node, its properties and plug list.
-            std::size_t meshes = s_.world.brushes.size() + s_.world.meshes.size(), entities = 0;
+            // a node, its properties and plug list. Only brushes that can be solid (4 sides or
+            // more) and meshes with faces count: a hostile map of a million empty solids must
+            // not reserve 2 KB each for elements it never makes.
+            const auto solid = [](const auto& brushes, const auto& meshes) {
+                std::size_t n = 0;
+                for (const scene::Brush& b : brushes) n += b.sides.size() >= 4;
+                for (const scene::Mesh& m : meshes) n += !m.faces.empty();
+                return n;
+            };
+            std::size_t meshes = solid(s_.world.brushes, s_.world.meshes), entities = 0;
             for (const scene::Entity& e : s_.entities) {
-                meshes += e.brushes.size() + e.meshes.size();
+                meshes += solid(e.brushes, e.meshes);
                 entities += 1 + e.outputs.size();
             }
             b_.doc().reserve(b_.doc().size() + 14 * meshes + 3 * entities);
