@@ -66,7 +66,9 @@ scene::Brush to_scene(const vmf::Solid& s, Diagnostics& diags) {
         out.v = {sd.vaxis.axis, sd.vaxis.shift, sd.vaxis.scale};
         out.lightmap_scale = sd.lightmapscale;
         out.smoothing_groups = sd.smoothing_groups;
-        if (sd.disp) out.displacement = to_scene(*sd.disp);
+        // A dispinfo without a power in range has no grid (the reader kept it as written and
+        // said so); the side stays a plain face.
+        if (sd.disp && sd.disp->has(vmf::DispInfo::kPower)) out.displacement = to_scene(*sd.disp);
         out.exact_polygon = !sd.vertices_plus.empty() ? sd.vertices_plus : sd.point_data;
         b.sides.push_back(std::move(out));
     }

@@ -372,11 +372,16 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
         if (c.is_block()) continue;
         bool ok = true;
         if (is(c, "power")) {
-            ok = read_int(c, d.power, path) && d.power >= 0 && d.power <= 4;
-            if (ok)
+            // Only a power in range is taken: the grid is sized by it (1 << power).
+            int power = 0;
+            const bool number = read_int(c, power, path);
+            ok = number && power >= 0 && power <= 4;
+            if (ok) {
+                d.power = power;
                 d.present |= DispInfo::kPower;
-            else if (d.power < 0 || d.power > 4)
+            } else if (number) {
                 bad_value(c, path, "a power in 0..4");
+            }
         } else if (is(c, "startposition")) {
             ok = detail::parse_vec3(c.value(), d.start_position, limit(c.value()));
             if (ok)
@@ -394,8 +399,8 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
         }
         if (!ok) d.extra_keys.push_back(to_kv(c));
     }
-    const int size = d.grid_size();
-    const int tri_rows = 1 << d.power;
+    const int size = d.has(DispInfo::kPower) ? d.grid_size() : 0;
+    const int tri_rows = d.has(DispInfo::kPower) ? 1 << d.power : 0;
     std::vector<double> tmp;
     auto vec3s = [&](std::vector<Vec3>& dst) {
         dst.resize(tmp.size() / 3);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "levelkit/any/document.hpp"
+#include "levelkit/convert/scene_vmap.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/vmf/geometry.hpp"
@@ -242,4 +243,35 @@ world
             x.code == "convert.out-of-range" && x.path == "visgroups/visgroup[0]/visgroup[0]/color";
     }
     EXPECT_TRUE(warned);
+}
+
+// A dispinfo whose power is out of 0..4 sizes no grid: its side becomes a plain face in the
+// scene, and the conversions on (VMF, VMAP) run without one (found by fuzz_vmf: 1 << 255).
+TEST(VmfScene, ADisplacementWithoutAValidPowerIsAPlainFace) {
+    std::string text = "world\n{\n\t\"id\" \"1\"\n\t\"classname\" \"worldspawn\"\n\tsolid\n\t{\n";
+    const char* planes[6] = {"(0 0 64) (64 0 64) (64 64 64)", "(0 64 0) (64 64 0) (64 0 0)",
+                             "(0 0 0) (0 64 0) (0 64 64)",    "(64 64 0) (64 0 0) (64 0 64)",
+                             "(64 0 0) (0 0 0) (0 0 64)",     "(0 64 0) (64 64 0) (64 64 64)"};
+    for (int i = 0; i < 6; ++i) {
+        text += "\t\tside\n\t\t{\n\t\t\t\"id\" \"" + std::to_string(i + 1) +
+                "\"\n\t\t\t\"plane\" \"" + planes[i] + "\"\n\t\t\t\"material\" \"DEV/X\"\n";
+        if (i == 0) text += "\t\t\tdispinfo\n\t\t\t{\n\t\t\t\t\"power\" \"255\"\n\t\t\t}\n";
+        text += "\t\t}\n";
+    }
+    text += "\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    Diagnostics d;
+    const scene::Scene s = convert::vmf_to_scene(doc->map(), d);
+    ASSERT_EQ(s.world.brushes.size(), 1u);
+    for (const scene::BrushSide& side : s.world.brushes[0].sides) {
+        EXPECT_FALSE(side.displacement.has_value());
+    }
+    Diagnostics d2;
+    const vmf::Map back = convert::scene_to_vmf(s, d2);
+    ASSERT_EQ(back.world.solids.size(), 1u);
+    for (const vmf::Side& side : back.world.solids[0].sides) EXPECT_FALSE(side.disp);
+    Diagnostics d3;
+    const dmx::Document vmap = convert::scene_to_vmap(s, d3);
+    EXPECT_FALSE(vmap.root.is_null());
 }

@@ -667,6 +667,36 @@ TEST(Vmf, IntegersPastTheFieldsTypeAreReportedNotWrapped) {
     EXPECT_FALSE(side.disp->has(vmf::DispInfo::kPower));
 }
 
+// A power that reads as an int but is out of 0..4 ("255") is reported and kept as written; the
+// model keeps no power (the grid size 1 << 255 was undefined behaviour: found by fuzz_vmf).
+// The full and the light tokenizer agree.
+TEST(Vmf, APowerOutOfRangeIsKeptAsWrittenAndSizesNoGrid) {
+    const std::string text =
+        "world\n{\n\t\"id\" \"1\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n\t\tside\n\t\t{\n"
+        "\t\t\t\"id\" \"3\"\n"
+        "\t\t\tdispinfo\n\t\t\t{\n\t\t\t\t\"power\" \"255\"\n\t\t\t\tnormals\n\t\t\t\t{\n"
+        "\t\t\t\t\t\"row0\" \"0 0 1\"\n\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->write(), text);
+    std::string paths;
+    for (const Diagnostic& d : doc->diagnostics().items()) paths += d.path + ";";
+    EXPECT_NE(paths.find("dispinfo/power"), std::string::npos) << paths;
+    const vmf::Side& side = doc->map().world.solids.at(0).sides.at(0);
+    ASSERT_TRUE(side.disp);
+    EXPECT_FALSE(side.disp->has(vmf::DispInfo::kPower));
+    EXPECT_EQ(side.disp->power, 0);
+    EXPECT_FALSE(side.disp->has(vmf::DispInfo::kNormals));
+    for (const bool light : {true, false}) {
+        vmf::ReadOptions opt;
+        opt.light_tokenizer = light;
+        Diagnostics d;
+        auto map = vmf::read_map(Blob::copy_of(text), d, opt);
+        ASSERT_TRUE(map);
+        EXPECT_TRUE(map.value() == doc->map()) << light;
+    }
+}
+
 TEST(Vmf, BoxSolidIsAValidBrushWithOutwardPlanesAndFreshIds) {
     auto doc = vmf::Document::read(kBoxMap);
     ASSERT_TRUE(doc) << doc.error().to_string();
