@@ -411,7 +411,9 @@ private:
             vs.vaxis = {sd.v.axis, sd.v.shift, sd.v.scale};
             vs.lightmapscale = sd.lightmap_scale;
             vs.smoothing_groups = sd.smoothing_groups;
-            if (sd.displacement) vs.disp = dispinfo(*sd.displacement);
+            // Every scene source gives a power in 0..4; one outside could size no grid.
+            if (sd.displacement && sd.displacement->power >= 0 && sd.displacement->power <= 4)
+                vs.disp = dispinfo(*sd.displacement);
             out.sides.push_back(std::move(vs));
         }
         return out;

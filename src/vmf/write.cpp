@@ -497,8 +497,11 @@ private:
         if (d.has(F::kElevation)) number(b, "elevation", d.elevation);
         if (d.has(F::kSubdiv)) integer(b, "subdiv", d.subdiv);
         keys(b, d.extra_keys);
-        const int n = d.grid_size();
-        const int t = 1 << d.power;
+        // Rows are sized by the power; a model built with a power outside 0..4 (the reader never
+        // stores one) writes its row blocks empty rather than shift out of range.
+        const bool sized = d.power >= 0 && d.power <= 4;
+        const int n = sized ? d.grid_size() : 0;
+        const int t = sized ? 1 << d.power : 0;
         auto v3 = [](auto& s, const Vec3& v) { append_vec3(s, v); };
         auto v4 = [](auto& s, const std::array<double, 4>& v) {
             for (int i = 0; i < 4; ++i) {

@@ -695,6 +695,16 @@ TEST(Vmf, APowerOutOfRangeIsKeptAsWrittenAndSizesNoGrid) {
         ASSERT_TRUE(map);
         EXPECT_TRUE(map.value() == doc->map()) << light;
     }
+    // A model built with such a power writes its rows empty instead of shifting by it.
+    vmf::Map built = doc->map();
+    vmf::DispInfo& disp = *built.world.solids.at(0).sides.at(0).disp;
+    disp.present |= vmf::DispInfo::kPower | vmf::DispInfo::kNormals;
+    disp.power = 255;
+    disp.normals.assign(25, Vec3{0, 0, 1});
+    disp.extra_blocks.clear();  // the rows kept as written
+    const std::string out = vmf::write(built);
+    EXPECT_NE(out.find("\"power\" \"255\""), std::string::npos);
+    EXPECT_EQ(out.find("row0"), std::string::npos);
 }
 
 TEST(Vmf, BoxSolidIsAValidBrushWithOutwardPlanesAndFreshIds) {
