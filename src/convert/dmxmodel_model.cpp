@@ -206,6 +206,17 @@ void Reader::mesh(const dmxmodel::Mesh& dm, std::size_t index) {
     model::Mesh mesh;
     mesh.name = doc_[dm.element].name;
     mesh.node = static_cast<std::uint32_t>(map_[dm.node]);
+    if (mesh.node == 0 || m_.nodes[mesh.node].kind == model::NodeKind::joint) {
+        // A mesh that is the shape of the DmeModel itself or of a DmeJoint is given a dag of its
+        // own at identity under it, as model_to_dmx writes every such mesh: the model read from
+        // a file is the one its written file reads back as (found by fuzz_dmxmodel).
+        model::Node dag;
+        dag.name = mesh.name;
+        dag.parent = static_cast<std::int32_t>(mesh.node);
+        dag.kind = model::NodeKind::dag;
+        mesh.node = static_cast<std::uint32_t>(m_.nodes.size());
+        m_.nodes.push_back(std::move(dag));
+    }
     const std::size_t corners = vd.corner_count;
     for (const Field& f : vd.fields) {
         if (f.indices && f.indices->size() > corners) {

@@ -1,6 +1,8 @@
 // SMD/VTA <-> neutral model <-> DMX on small hand-written files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "levelkit/convert/dmxmodel_model.hpp"
 #include "levelkit/convert/model_gltf.hpp"
 #include "levelkit/convert/smd_model.hpp"
@@ -113,6 +115,52 @@ TEST(SmdModel, ThroughDmxKeepsShapesAndWeights) {
         ASSERT_TRUE(back.ok());
         EXPECT_FALSE(model::compare(*m, *back).has_value()) << *model::compare(*m, *back);
     }
+}
+
+// A mesh that is the shape of the DmeModel itself (no dag of its own) reads as a mesh on a dag
+// at identity under the model, which is what model_to_dmx writes for it, so the model read back
+// from the written file is the same (found by fuzz_dmxmodel: the written file had one node more).
+TEST(SmdModel, AMeshOnTheDmeModelItselfGetsTheDagItIsWrittenWith) {
+    Diagnostics w;
+    auto ref = smd::read(kRef, w);
+    auto m = smd_to_model(*ref, nullptr, w);
+    ASSERT_TRUE(m.ok());
+    auto doc = model_to_dmx(*m, dmxmodel::Target::source1(), w);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    // Move the mesh from its dag onto the DmeModel and drop the dag.
+    using dmx::ElementRef;
+    const ElementRef model = doc->get(doc->root)->get_or<ElementRef>("model", ElementRef::null());
+    ASSERT_FALSE(model.is_null());
+    std::vector<ElementRef> kids = *(*doc)[model].get<std::vector<ElementRef>>("children");
+    ElementRef dag = ElementRef::null(), mesh = ElementRef::null();
+    for (ElementRef k : kids) {
+        const ElementRef s = (*doc)[k].get_or<ElementRef>("shape", ElementRef::null());
+        if (!s.is_null() && (*doc)[s].type == "DmeMesh") dag = k, mesh = s;
+    }
+    ASSERT_FALSE(dag.is_null());
+    auto without = [&](std::vector<ElementRef> v) {
+        v.erase(std::remove(v.begin(), v.end(), dag), v.end());
+        return v;
+    };
+    (*doc)[model].set("children", without(kids));
+    if (auto* joints = (*doc)[model].get<std::vector<ElementRef>>("jointList")) {
+        (*doc)[model].set("jointList", without(*joints));
+    }
+    (*doc)[model].set("shape", mesh);
+    auto a = dmx_to_model(*doc, w);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    ASSERT_EQ(a->meshes.size(), 1u);
+    const model::Node& holder = a->nodes.at(a->meshes[0].node);
+    EXPECT_EQ(holder.parent, 0);
+    EXPECT_EQ(holder.kind, model::NodeKind::dag);
+    EXPECT_EQ(holder.name, a->meshes[0].name);
+    auto out = model_to_dmx(*a, dmxmodel::Target::source1(), w);
+    ASSERT_TRUE(out.ok());
+    auto bytes = dmx::write(*out);
+    ASSERT_TRUE(bytes.ok());
+    auto b = dmx_to_model(*dmx::read(*bytes), w);
+    ASSERT_TRUE(b.ok());
+    EXPECT_FALSE(model::compare(*a, *b).has_value()) << *model::compare(*a, *b);
 }
 
 // An integer vertex field (from a glTF's levelkit extras, say) holding a value no int32 holds
