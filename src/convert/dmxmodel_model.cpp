@@ -190,8 +190,18 @@ void Reader::nodes() {
         m_.nodes.push_back(std::move(n));
     }
     for (const dmxmodel::Attachment& a : d_.attachments) {
-        m_.attachments.push_back({std::string(a.name), static_cast<std::uint32_t>(map_[a.node]),
-                                  a.rigid, a.world_aligned});
+        auto node = static_cast<std::uint32_t>(map_[a.node]);
+        if (node == 0) {
+            // An attachment that is the shape of the DmeModel itself gets a dag of its own at
+            // identity under the model, as model_to_dmx writes it (found by fuzz_dmxmodel).
+            model::Node dag;
+            dag.name = std::string(a.name);
+            dag.parent = 0;
+            dag.kind = model::NodeKind::dag;
+            node = static_cast<std::uint32_t>(m_.nodes.size());
+            m_.nodes.push_back(std::move(dag));
+        }
+        m_.attachments.push_back({std::string(a.name), node, a.rigid, a.world_aligned});
     }
 }
 
@@ -693,12 +703,18 @@ Result<dmx::Document> model_to_dmx(const model::Model& m, const dmxmodel::Target
                       .with_path(fmt::format("nodes[{}] '{}'", i, n.name)));
         }
     }
-    for (const model::Attachment& a : m.attachments) {
-        b.add_attachment(node_of[a.node], a.name, a.rigid, a.world_aligned);
-    }
-
+    // A DmeAttachment is the shape of a dag: one of its own at identity where the node is the
+    // model (the builder dropped such an attachment) or already carries a shape.
     std::vector<bool> has_shape(m.nodes.size(), false);
-    for (const model::Attachment& a : m.attachments) has_shape[a.node] = true;
+    for (const model::Attachment& a : m.attachments) {
+        std::uint32_t node = node_of[a.node];
+        if (a.node == 0 || has_shape[a.node]) {
+            node = b.add_node(a.name, node_of[a.node], false, {}, {0, 0, 0, 1});
+        } else {
+            has_shape[a.node] = true;
+        }
+        b.add_attachment(node, a.name, a.rigid, a.world_aligned);
+    }
     for (std::size_t mi = 0; mi < m.meshes.size(); ++mi) {
         const model::Mesh& mesh = m.meshes[mi];
         std::uint32_t node = node_of[mesh.node];

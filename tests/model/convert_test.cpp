@@ -163,6 +163,30 @@ TEST(SmdModel, AMeshOnTheDmeModelItselfGetsTheDagItIsWrittenWith) {
     EXPECT_FALSE(model::compare(*a, *b).has_value()) << *model::compare(*a, *b);
 }
 
+// An attachment on the model node itself was dropped by the DMX builder; it is written on a dag
+// of its own, and a DMX whose DmeModel carries the attachment reads the same way, so the round
+// trip keeps it (found by fuzz_dmxmodel: attachments 1 vs 0).
+TEST(SmdModel, AnAttachmentOnTheModelNodeIsWrittenOnADagOfItsOwn) {
+    Diagnostics w;
+    auto ref = smd::read(kRef, w);
+    auto m = smd_to_model(*ref, nullptr, w);
+    ASSERT_TRUE(m.ok());
+    m->attachments.push_back({"tip", 0, true, false});
+    auto doc = model_to_dmx(*m, dmxmodel::Target::source1(), w);
+    ASSERT_TRUE(doc.ok()) << doc.error().to_string();
+    auto a = dmx_to_model(*doc, w);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    ASSERT_EQ(a->attachments.size(), 1u);
+    const model::Node& holder = a->nodes.at(a->attachments[0].node);
+    EXPECT_EQ(holder.name, "tip");
+    EXPECT_EQ(holder.parent, 0);
+    auto out = model_to_dmx(*a, dmxmodel::Target::source1(), w);
+    ASSERT_TRUE(out.ok());
+    auto b = dmx_to_model(*out, w);
+    ASSERT_TRUE(b.ok());
+    EXPECT_FALSE(model::compare(*a, *b).has_value()) << *model::compare(*a, *b);
+}
+
 // An integer vertex field (from a glTF's levelkit extras, say) holding a value no int32 holds
 // was rounded and wrapped (3e9 became -1294967296); it is written as floats, with a warning.
 TEST(SmdModel, IntegerFieldOutOfInt32RangeGoesToDmxAsFloats) {
