@@ -236,8 +236,28 @@ Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& w) 
             return false;
         };
         const std::string_view sep = corrective_separator(to);
+        // The name is the delta's own only when nothing but deltaStates lists refer to it:
+        // an element that is also a dag, a control or a material keeps its name.
+        std::vector<std::uint8_t> shared(doc.size(), 0);
+        auto mark = [&](ElementRef r) {
+            if (doc.valid(r)) shared[static_cast<std::size_t>(r.index)] = 1;
+        };
+        mark(doc.root);
+        for (const dmx::Element& e : doc.elements()) {
+            doc.for_each_ref(e, [&](const dmx::Attribute& a, ElementRef r) {
+                if (a.name != "deltaStates" || a.value.holds<ElementRef>()) mark(r);
+            });
+        }
         for (const Mesh& mesh : m.meshes) {
             for (const Delta& d : mesh.deltas) {
+                if (shared[static_cast<std::size_t>(d.element.index)]) {
+                    w.add(Diagnostic::warning(
+                        "dmxmodel.shared-delta",
+                        fmt::format("delta '{}' is also used elsewhere in the document; its name "
+                                    "is kept as it is",
+                                    doc[d.element].name)));
+                    continue;
+                }
                 std::string name(doc[d.element].name);
                 if (raw(name)) continue;
                 for (std::string_view old : {"__", "_", "-"}) {

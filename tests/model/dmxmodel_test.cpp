@@ -325,6 +325,51 @@ TEST(DmxModelRetarget, NegativeUpAxisIsWarnedWhereTheTargetCannotHoldIt) {
 // A dag whose shape cannot be read carries nothing in the model: it is a bone, decided on what
 // the model carries, so writing it (bare) and reading it again gives the same model
 // (fuzz_dmxmodel: kind 2 vs 1).
+// A corrective's name follows the target's separator only where the element is nothing but a
+// delta: one that is also a dag (or any other referenced part) keeps its name, so the dag does
+// not change with it (fuzz_dmxmodel: dag 'Lift_Twist' came back as 'Lift__Twist').
+TEST(DmxModelRetarget, ACorrectiveThatIsAlsoADagKeepsItsName) {
+    Builder b(Target::source1(), "Scene", "Armature");
+    const std::uint32_t dag = b.add_node("Quad", 0, false, {}, {0, 0, 0, 1});
+    const std::uint32_t mesh = b.add_mesh(dag, "Quad");
+    b.add_field(mesh, Semantic::position, 0,
+                std::vector<dmx::Vector3>{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}}, {0, 1, 2});
+    b.add_face_set(mesh, "models/tri", {0, 1, 2, -1});
+    for (const char* n : {"Lift", "Twist", "Lift_Twist", "Twist_Lift"}) {
+        b.add_delta(mesh, n, {{Semantic::position, std::vector<dmx::Vector3>{{0, 0, 1}}, {2}}});
+    }
+    for (const char* n : {"Lift", "Twist"}) {
+        ControlData c;
+        c.name = n;
+        c.raw_controls = {n};
+        b.add_control(c);
+    }
+    auto built = b.finish();
+    ASSERT_TRUE(built.ok());
+    dmx::Document doc = std::move(built).value();
+    Diagnostics w;
+    auto view = Model::open(doc, w);
+    ASSERT_TRUE(view.ok());
+    const ElementRef shared = view->meshes[0].deltas[2].element;
+    ASSERT_EQ(doc[shared].name, "Lift_Twist");
+    doc[view->nodes[0].element]
+        .find("children")
+        ->value.get<std::vector<ElementRef>>()
+        .push_back(shared);
+    auto before = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(before.ok());
+
+    Diagnostics rw;
+    ASSERT_TRUE(retarget(doc, Target::source2(), rw).ok());
+    EXPECT_EQ(doc[shared].name, "Lift_Twist");
+    EXPECT_EQ(doc[view->meshes[0].deltas[3].element].name, "Twist__Lift");
+    EXPECT_TRUE(std::any_of(rw.items().begin(), rw.items().end(),
+                            [](const Diagnostic& d) { return d.code == "dmxmodel.shared-delta"; }));
+    auto after = convert::dmx_to_model(*dmx::read(*dmx::write(doc)), w);
+    ASSERT_TRUE(after.ok());
+    EXPECT_FALSE(model::compare(*before, *after).has_value()) << *model::compare(*before, *after);
+}
+
 TEST(DmxModelRetarget, DagWithAnUnreadableShapeIsABoneBothWays) {
     dmx::Document doc = build(Target::source2());
     Diagnostics w;
