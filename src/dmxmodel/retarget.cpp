@@ -250,14 +250,6 @@ Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& w) 
         }
         for (const Mesh& mesh : m.meshes) {
             for (const Delta& d : mesh.deltas) {
-                if (shared[static_cast<std::size_t>(d.element.index)]) {
-                    w.add(Diagnostic::warning(
-                        "dmxmodel.shared-delta",
-                        fmt::format("delta '{}' is also used elsewhere in the document; its name "
-                                    "is kept as it is",
-                                    doc[d.element].name)));
-                    continue;
-                }
                 std::string name(doc[d.element].name);
                 if (raw(name)) continue;
                 for (std::string_view old : {"__", "_", "-"}) {
@@ -277,6 +269,15 @@ Result<void> retarget(dmx::Document& doc, const Target& target, Diagnostics& w) 
                     for (const std::string& p : parts) {
                         if (!joined.empty()) joined += sep;
                         joined += p;
+                    }
+                    if (joined == name) break;
+                    if (shared[static_cast<std::size_t>(d.element.index)]) {
+                        w.add(Diagnostic::warning(
+                            "dmxmodel.shared-delta",
+                            fmt::format("corrective '{}' is also used elsewhere in the document; "
+                                        "its name is kept (not '{}')",
+                                        name, joined)));
+                        break;
                     }
                     doc[d.element].name = joined;
                     break;
