@@ -71,6 +71,7 @@ public:
     }
 
     Result<Bytes> write() const override { return dmx::write(doc_); }
+    Result<void> write_to(ByteSink& out) const override { return dmx::write_to(doc_, out); }
 
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
@@ -105,6 +106,7 @@ public:
     std::string_view format() const override { return "dmx"; }
     Json info() const override { return dmx_info(doc_); }
     Result<Bytes> write() const override { return dmx::write(doc_, wo_); }
+    Result<void> write_to(ByteSink& out) const override { return dmx::write_to(doc_, out, wo_); }
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
 private:

@@ -84,8 +84,6 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
     doc.value().reset();
     if (progress.cancelled()) return fail(std::move(r), Progress::cancelled_error(), in_name);
     progress("write", 0.8);
-    auto bytes = res.value().document->write();
-    if (!bytes) return fail(std::move(r), std::move(bytes).error(), in_name);
     for (const OutputFile& c : res.value().companions) {
         if (!job.in_place && same_file(c.path, job.input)) {
             return fail(std::move(r),
@@ -94,6 +92,12 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
                         c.path.string());
         }
     }
+    // The output goes to its temporary file as it is made (a large VMAP is not held twice) and
+    // is put in place after its companions; on any error the temporary is removed.
+    auto out = AtomicFile::create(job.output);
+    if (!out) return fail(std::move(r), std::move(out).error(), job.output.string());
+    auto made = res.value().document->write_to(out.value());
+    if (!made) return fail(std::move(r), std::move(made).error(), in_name);
     r.diags.set_file(in_name);
     // Companions first, so a reader of the main output finds them (an OBJ's .mtl, a .gltf's .bin).
     for (const OutputFile& c : res.value().companions) {
@@ -114,7 +118,7 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
         if (!w) return fail(std::move(r), std::move(w).error(), c.path.string());
         r.written.push_back(c.path);
     }
-    auto w = write_file_atomic(job.output, bytes.value());
+    auto w = out.value().commit();
     if (!w) return fail(std::move(r), std::move(w).error(), job.output.string());
     r.written.insert(r.written.begin(), job.output);
     progress("done", 1);

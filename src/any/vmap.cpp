@@ -43,6 +43,7 @@ public:
     }
 
     Result<Bytes> write() const override { return dmx::write(doc_); }
+    Result<void> write_to(ByteSink& out) const override { return dmx::write_to(doc_, out); }
 
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
@@ -90,6 +91,7 @@ public:
         return j;
     }
     Result<Bytes> write() const override { return dmx::write(doc_); }
+    Result<void> write_to(ByteSink& out) const override { return dmx::write_to(doc_, out); }
     std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
 
 private:

@@ -107,4 +107,19 @@ void ByteWriter::align(std::size_t alignment, std::byte fill) {
     if (rem) buf_.resize(buf_.size() + (alignment - rem), fill);
 }
 
+void ByteWriter::hand_over() {
+    if (!sink_error_ && !buf_.empty()) {
+        auto r = sink_->write(buf_);
+        if (!r) sink_error_ = std::move(r).error();
+    }
+    drained_ += buf_.size();
+    buf_.clear();
+}
+
+Result<void> ByteWriter::finish() {
+    if (sink_) hand_over();
+    if (sink_error_) return std::move(*sink_error_);
+    return success();
+}
+
 }  // namespace lk

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 namespace lk {
 
@@ -156,7 +157,7 @@ void remove_stale_temporaries(const std::filesystem::path& dir, const std::strin
 
 }  // namespace
 
-Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data) {
+Result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {
     std::filesystem::path dir = path.parent_path();
     if (dir.empty()) dir = ".";
     remove_stale_temporaries(dir, path.filename().string());
@@ -164,35 +165,67 @@ Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data)
     tmpl += "/.";
     tmpl += path.filename().string();
     tmpl += fmt::format(".lk-{}-XXXXXX", static_cast<long>(::getpid()));
-    int raw = ::mkstemp(tmpl.data());
-    if (raw < 0) return io_error("io.create", path, "create a temporary file next to it", errno);
-    Fd fd(raw);
-    auto fail = [&](std::string code, std::string_view what) -> Result<void> {
-        const int err = errno;
-        ::unlink(tmpl.c_str());
-        return io_error(std::move(code), path, what, err);
-    };
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) return io_error("io.create", path, "create a temporary file next to it", errno);
+    return AtomicFile(path, std::move(tmpl), fd);
+}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept
+    : path_(std::move(o.path_)), temp_(std::move(o.temp_)), fd_(std::exchange(o.fd_, -1)) {
+    o.temp_.clear();
+}
+
+AtomicFile::~AtomicFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+Result<void> AtomicFile::fail(std::string code, std::string_view what, int err) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (!temp_.empty()) ::unlink(temp_.c_str());
+    temp_.clear();
+    return io_error(std::move(code), path_, what, err);
+}
+
+Result<void> AtomicFile::write(ByteSpan data) {
+    if (fd_ < 0) return io_error("io.write", path_, "write (the file is closed)", EBADF);
     const std::byte* p = data.data();
     std::size_t left = data.size();
     while (left > 0) {
-        ssize_t n = ::write(fd.get(), p, left);
+        const ssize_t n = ::write(fd_, p, left);
         if (n < 0) {
             if (errno == EINTR) continue;
-            return fail("io.write", "write");
+            return fail("io.write", "write", errno);
         }
         p += n;
         left -= static_cast<std::size_t>(n);
     }
+    return success();
+}
+
+Result<void> AtomicFile::commit() {
+    if (fd_ < 0) return io_error("io.write", path_, "commit (the file is closed)", EBADF);
     // Keep the permissions a normal create would give (mkstemp makes 0600).
     const mode_t mask = ::umask(0);
     ::umask(mask);
     struct stat st {};
-    const mode_t mode = (::stat(path.c_str(), &st) == 0) ? (st.st_mode & 07777) : (0666 & ~mask);
-    if (::fchmod(fd.get(), mode) != 0) return fail("io.chmod", "set permissions");
-    if (::fsync(fd.get()) != 0) return fail("io.sync", "sync");
-    if (::close(fd.release()) != 0) return fail("io.close", "close");
-    if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail("io.rename", "rename into place");
+    const mode_t mode = (::stat(path_.c_str(), &st) == 0) ? (st.st_mode & 07777) : (0666 & ~mask);
+    if (::fchmod(fd_, mode) != 0) return fail("io.chmod", "set permissions", errno);
+    if (::fsync(fd_) != 0) return fail("io.sync", "sync", errno);
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) return fail("io.close", "close", errno);
+    if (::rename(temp_.c_str(), path_.c_str()) != 0)
+        return fail("io.rename", "rename into place", errno);
+    temp_.clear();
     return success();
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data) {
+    auto f = AtomicFile::create(path);
+    if (!f) return std::move(f).error();
+    LK_TRY(f.value().write(data));
+    return f.value().commit();
 }
 
 Blob Blob::from_bytes(Bytes bytes) {

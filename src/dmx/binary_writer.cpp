@@ -197,9 +197,10 @@ Result<void> BinaryWriter::run() {
                     fmt::format("binary encoding version {} is not supported (1-9)", ver_.v),
                     "header");
     }
-    // One allocation for the whole file: an estimate from the payload sizes.
+    // One allocation for the whole file: an estimate from the payload sizes (a writer that
+    // drains to a file keeps a piece at a time and needs none).
     std::size_t estimate = 4096;
-    for (const Element& e : doc_.elements()) {
+    for (const Element& e : w_.draining() ? std::span<const Element>{} : doc_.elements()) {
         estimate += 32 + e.name.size();
         for (const Attribute& a : e.attributes) {
             estimate += 8;
@@ -221,7 +222,7 @@ Result<void> BinaryWriter::run() {
             });
         }
     }
-    w_.reserve(estimate);
+    if (!w_.draining()) w_.reserve(estimate);
     std::string scratch;
     w_.text(header_text(doc_.header, scratch));
     w_.text(doc_.header.binary_eol);
@@ -277,6 +278,7 @@ Result<void> BinaryWriter::run() {
         for (std::size_t i = 0; i < table.size(); ++i) {
             cstring(table[i], [&] { return fmt::format("string table[{}]", i); });
             string_index_.try_emplace(table[i], static_cast<std::int32_t>(i));
+            w_.drain();
         }
         symbol_index_.assign(doc_.symbols().size(), -2);
     }
@@ -298,11 +300,13 @@ Result<void> BinaryWriter::run() {
         }
         const Guid g = e.has_id() || e.id_invented() ? e.id : generated_id(doc_, r);
         w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(g.bytes.data()), 16));
+        w_.drain();
     }
     for (ElementRef r : order) {
         const Element& e = doc_[r];
         w_.i32(static_cast<std::int32_t>(e.attributes.size()));
         for (const Attribute& a : e.attributes) LK_TRY(put_attribute(r, a, false));
+        w_.drain();
     }
     if (nul_error_) return std::move(*nul_error_);
     return success();

@@ -208,6 +208,18 @@ Result<Bytes> write(const Document& doc, const WriteOptions& opt) {
     return out;
 }
 
+Result<void> write_to(const Document& doc, ByteSink& out, const WriteOptions& opt) {
+    if (doc.header.is_binary() && !doc.container.gzip) {
+        ByteWriter w;
+        w.drain_to(out, std::size_t{1} << 20);
+        LK_TRY(detail::write_binary(doc, w));
+        return w.finish();
+    }
+    auto bytes = write(doc, opt);
+    if (!bytes) return std::move(bytes).error();
+    return out.write(bytes.value());
+}
+
 Result<std::string> dump_text(const Document& doc) {
     std::string text;
     detail::Kv2WriteOptions ko;

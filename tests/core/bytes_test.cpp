@@ -84,3 +84,52 @@ TEST(ByteWriter, WritesAndPatchesBothEndians) {
     ByteReader r(l.buffer());
     EXPECT_EQ(r.f32("f"), 1.0f);
 }
+
+namespace {
+class Pieces final : public ByteSink {
+public:
+    Result<void> write(ByteSpan data) override {
+        if (refuse) return Diagnostic::error("io.write", "cannot write: refused");
+        got.emplace_back(data.begin(), data.end());
+        return success();
+    }
+    std::vector<Bytes> got;
+    bool refuse = false;
+};
+}  // namespace
+
+// A draining writer hands over whole records once a chunk is full, keeps offsets of the whole
+// output (patch works on what it still holds), and reports the sink's first error at finish().
+TEST(ByteWriter, DrainsToASinkInChunks) {
+    Pieces sink;
+    ByteWriter w;
+    w.drain_to(sink, 8);
+    w.u32(1);
+    w.drain();  // 4 bytes: kept
+    EXPECT_TRUE(sink.got.empty());
+    w.u32(2);
+    w.u32(3);
+    w.patch<std::uint32_t>(8, 7);
+    w.drain();  // 12 bytes: handed over
+    ASSERT_EQ(sink.got.size(), 1u);
+    EXPECT_EQ(sink.got[0].size(), 12u);
+    EXPECT_EQ(w.size(), 12u);
+    w.u16(9);
+    w.patch<std::uint16_t>(12, 5);
+    EXPECT_EQ(w.size(), 14u);
+    ASSERT_TRUE(w.finish());
+    ASSERT_EQ(sink.got.size(), 2u);
+    EXPECT_EQ(sink.got[0][8], std::byte{7});
+    EXPECT_EQ(sink.got[1], (Bytes{std::byte{5}, std::byte{0}}));
+
+    Pieces full;
+    full.refuse = true;
+    ByteWriter f;
+    f.drain_to(full, 1);
+    f.u8(1);
+    f.drain();
+    f.u8(2);
+    auto r = f.finish();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, "io.write");
+}

@@ -34,6 +34,35 @@ TEST(File, AtomicWriteThenMapReadsBack) {
     std::filesystem::remove_all(d);
 }
 
+// Written in pieces, the file appears whole at commit(); an AtomicFile given up (an error, a
+// cancelled job) leaves the destination as it was and no temporary.
+TEST(File, AtomicFileAppearsWholeOnCommitOnly) {
+    auto d = temp_dir();
+    auto p = d / "out.vmap";
+    ASSERT_TRUE(write_file_atomic(p, std::string_view("old")));
+    {
+        auto f = AtomicFile::create(p);
+        ASSERT_TRUE(f);
+        ASSERT_TRUE(f->write(as_bytes(std::string_view("half"))));
+        EXPECT_EQ(MappedFile::open(p)->text(), "old");
+    }
+    EXPECT_EQ(MappedFile::open(p)->text(), "old");
+    {
+        auto f = AtomicFile::create(p);
+        ASSERT_TRUE(f);
+        ASSERT_TRUE(f->write(as_bytes(std::string_view("ne"))));
+        ASSERT_TRUE(f->write(as_bytes(std::string_view("w"))));
+        EXPECT_EQ(MappedFile::open(p)->text(), "old");
+        ASSERT_TRUE(f->commit());
+        EXPECT_FALSE(f->write(as_bytes(std::string_view("late"))));
+    }
+    EXPECT_EQ(MappedFile::open(p)->text(), "new");
+    std::size_t n = 0;
+    for ([[maybe_unused]] auto& x : std::filesystem::directory_iterator(d)) ++n;
+    EXPECT_EQ(n, 1u);
+    std::filesystem::remove_all(d);
+}
+
 TEST(File, FailedWriteLeavesNothing) {
     auto p = std::filesystem::path("/nonexistent-dir-lk/x.vmf");
     auto r = write_file_atomic(p, std::string_view("x"));

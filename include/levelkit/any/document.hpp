@@ -57,6 +57,13 @@ public:
     virtual Json info() const = 0;
     // Lossless re-serialisation in the document's own encoding: write(read(f)) == f.
     virtual Result<Bytes> write() const = 0;
+    // The same bytes handed to `out` (a file being written). Formats whose writer can stream
+    // override it so that a large output is not held whole in memory as well.
+    virtual Result<void> write_to(ByteSink& out) const {
+        auto bytes = write();
+        if (!bytes) return std::move(bytes).error();
+        return out.write(bytes.value());
+    }
     // Semantic checks beyond parsing (brush validity, mesh invariants, ...).
     virtual void validate(Diagnostics& out) const { (void)out; }
     // Warnings gathered while reading.

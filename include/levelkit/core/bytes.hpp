@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "levelkit/core/diagnostic.hpp"
+#include "levelkit/core/result.hpp"
 
 namespace lk {
 
@@ -140,13 +142,22 @@ private:
     Diagnostic error_;
 };
 
+// Where bytes go as they are made: a file being written (AtomicFile), so that a large output
+// need not be held whole in memory.
+class ByteSink {
+public:
+    virtual ~ByteSink() = default;
+    virtual Result<void> write(ByteSpan data) = 0;
+};
+
 class ByteWriter {
 public:
     explicit ByteWriter(Endian e = Endian::little) : endian_(e) {}
 
     Endian endian() const { return endian_; }
     void set_endian(Endian e) { endian_ = e; }
-    std::size_t size() const { return buf_.size(); }
+    // Bytes written so far, handed over to a sink or not.
+    std::size_t size() const { return drained_ + buf_.size(); }
     void reserve(std::size_t n) { buf_.reserve(n); }
 
     template <class T>
@@ -176,18 +187,41 @@ public:
     // Pads with `fill` until size() is a multiple of `alignment` (a power of two or any n > 0).
     void align(std::size_t alignment, std::byte fill = std::byte{0});
 
+    // `at` is an offset of the whole output; it must not have been handed to a sink yet.
     template <class T>
     void patch(std::size_t at, T v) {
-        store<T>(buf_.data() + at, v, endian_);
+        store<T>(buf_.data() + (at - drained_), v, endian_);
     }
 
+    // Draining: from here on, drain() hands the buffer to `sink` once it holds `chunk` bytes or
+    // more, and finish() hands over the rest. Writers that drain call drain() between records
+    // (never inside one they may patch). The sink's first error is kept and returned by
+    // finish(); bytes written after it are dropped.
+    void drain_to(ByteSink& sink, std::size_t chunk) {
+        sink_ = &sink;
+        chunk_ = chunk;
+        buf_.reserve(chunk + chunk / 4);
+    }
+    bool draining() const { return sink_ != nullptr; }
+    void drain() {
+        if (sink_ && buf_.size() >= chunk_) hand_over();
+    }
+    Result<void> finish();
+
+    // The buffered bytes (all of them unless draining).
     const Bytes& buffer() const { return buf_; }
     Bytes& buffer() { return buf_; }
     Bytes take() { return std::move(buf_); }
 
 private:
+    void hand_over();
+
     Bytes buf_;
     Endian endian_;
+    ByteSink* sink_ = nullptr;
+    std::size_t chunk_ = 0;
+    std::size_t drained_ = 0;
+    std::optional<Diagnostic> sink_error_;
 };
 
 }  // namespace lk

@@ -68,6 +68,33 @@ private:
     ByteSpan span_;
 };
 
+// A file written in pieces and put in place whole: the bytes go to a temporary file in the
+// destination's directory; commit() syncs it and renames it over the destination. Destroyed
+// without a successful commit (an error, a cancelled job), it removes the temporary, so the
+// destination is either untouched or complete.
+class AtomicFile final : public ByteSink {
+public:
+    static Result<AtomicFile> create(const std::filesystem::path& path);
+    AtomicFile(AtomicFile&& o) noexcept;
+    AtomicFile& operator=(AtomicFile&&) = delete;
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    ~AtomicFile() override;
+
+    Result<void> write(ByteSpan data) override;
+    Result<void> commit();
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    AtomicFile(std::filesystem::path path, std::string temp, int fd)
+        : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {}
+    Result<void> fail(std::string code, std::string_view what, int err);
+
+    std::filesystem::path path_;
+    std::string temp_;
+    int fd_ = -1;
+};
+
 // Atomically replaces/creates `path` with `data`. Never leaves a partial file at `path`.
 Result<void> write_file_atomic(const std::filesystem::path& path, ByteSpan data);
 inline Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view text) {

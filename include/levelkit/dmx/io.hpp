@@ -51,6 +51,9 @@ struct WriteOptions {
 
 // Writes the document in the encoding named by doc.header.
 Result<Bytes> write(const Document& doc, const WriteOptions& opt = {});
+// The same bytes, handed to `out` as they are made (binary without gzip: in pieces of about a
+// megabyte, so a large datamodel is written without a second copy of it in memory).
+Result<void> write_to(const Document& doc, ByteSink& out, const WriteOptions& opt = {});
 
 // keyvalues2 text of the document (what Valve's dmxconvert prints), without layout hints.
 // Uses keyvalues2 4 if the document needs v4 types or a prefix element, else version 1.
