@@ -67,10 +67,11 @@ public:
         {
             // Room for what the map will hold, so that the element list is not copied as it
             // grows (a copy doubles its memory for a moment): a mesh is a node, its polygon
-            // mesh, four data arrays, a subdivision element and about seven streams; an entity
-            // a node, its properties and plug list. Only brushes that can be solid (4 sides or
-            // more) and meshes with faces count: a hostile map of a million empty solids must
-            // not reserve 2 KB each for elements it never makes.
+            // mesh, four data arrays, a subdivision element and eleven streams (twelve for a
+            // displacement: mesh_data below); an entity a node, its properties and plug list.
+            // Room reserved and never used costs address space, not memory. Only brushes that
+            // can be solid (4 sides or more) and meshes with faces count: a hostile map of a
+            // million empty solids must not reserve 3 KB each for elements it never makes.
             const auto solid = [](const auto& brushes, const auto& meshes) {
                 std::size_t n = 0;
                 for (const scene::Brush& b : brushes) n += b.sides.size() >= 4;
@@ -82,7 +83,7 @@ public:
                 meshes += solid(e.brushes, e.meshes);
                 entities += 1 + e.outputs.size();
             }
-            b_.doc().reserve(b_.doc().size() + 14 * meshes + 3 * entities);
+            b_.doc().reserve(b_.doc().size() + 19 * meshes + 3 * entities);
         }
         for (const scene::Visgroup& g : s_.visgroups) add_visgroup(ElementRef::null(), g);
         for (const scene::Brush& br : s_.world.brushes) add_brush(parent_of(br.editor), br);
