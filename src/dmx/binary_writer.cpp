@@ -302,8 +302,10 @@ Result<void> BinaryWriter::run() {
         w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(g.bytes.data()), 16));
         w_.drain();
     }
-    for (ElementRef r : order) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const ElementRef r = order[i];
         const Element& e = doc_[r];
+        if (i + 1 < order.size()) prefetch_attributes(doc_[order[i + 1]]);
         w_.i32(static_cast<std::int32_t>(e.attributes.size()));
         for (const Attribute& a : e.attributes) LK_TRY(put_attribute(r, a, false));
         w_.drain();

@@ -45,6 +45,7 @@ std::vector<ElementRef> policy_order(const Document& doc, BinaryLayout::ElementO
     std::vector<Frame> stack;
     auto enter = [&](ElementRef r) {
         if (take(r)) {
+            prefetch_attributes(doc[r]);
             stack.push_back({r, reverse ? doc[r].attributes.size() : 0, 0});
         }
     };
@@ -160,8 +161,10 @@ void gather(const Document& doc, const std::vector<ElementRef>& order, int versi
     };
     const std::uint32_t name_id = phantoms ? symbol_id("name") : kNotASymbol;
     const std::uint32_t prefix_id = phantoms ? symbol_id(kPrefixAttribute) : kNotASymbol;
-    for (ElementRef r : order) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const ElementRef r = order[i];
         const Element& e = doc[r];
+        if (i + 1 < order.size()) prefetch_attributes(doc[order[i + 1]]);
         add(e.type.str(), e.type.id());
         if (names && !e.null_name) add(std::string_view(e.name), kNotASymbol);
         if (phantoms && dup_prefix && r == doc.root) add(kPrefixAttribute, prefix_id);
