@@ -111,6 +111,47 @@ TEST(DmxBinary, WritesVersion9BackByteForByte) {
     EXPECT_EQ(out.value(), file);
 }
 
+// Bool arrays are stored boxed (a std::vector<bool> is 40 bytes, every other array 24, and a
+// value is as large as its largest kind): typed access, copies, visiting and both encodings see
+// the plain vector.
+TEST(DmxBinary, BoolArraysRoundTripThroughBothEncodings) {
+    static_assert(sizeof(Value) <= 40);
+    Document doc;
+    doc.header.format = "test";
+    doc.root = doc.add_element("DmElement", "root");
+    const std::vector<bool> flags{true, false, false, true, true};
+    doc[doc.root].set("flags", flags);
+    doc[doc.root].set("none", std::vector<bool>{});
+    const Value& v = doc[doc.root].find("flags")->value;
+    EXPECT_EQ(v.type(), Type::boolean_array);
+    EXPECT_EQ(v.array_size(), 5u);
+    EXPECT_EQ(v.get<std::vector<bool>>(), flags);
+    Value copy = v;
+    copy.get<std::vector<bool>>()[1] = true;
+    EXPECT_FALSE(copy == v);
+    EXPECT_EQ(v.get<std::vector<bool>>()[1], false);
+    std::size_t seen = 0;
+    v.visit([&](const auto& x) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::vector<bool>>) seen = x.size();
+    });
+    EXPECT_EQ(seen, 5u);
+    EXPECT_EQ(Value::of_type(Type::boolean_array).array_size(), 0u);
+    for (const char* enc : {"binary:9", "binary:2", "keyvalues2:1"}) {
+        SCOPED_TRACE(enc);
+        Document d = doc.clone();
+        ASSERT_TRUE(convert(d, *Encoding::parse(enc)));
+        auto bytes = write(d);
+        ASSERT_TRUE(bytes.ok()) << bytes.error().to_string();
+        auto back = read(bytes.value());
+        ASSERT_TRUE(back.ok()) << back.error().to_string();
+        const Element& r = back.value()[back.value().root];
+        ASSERT_NE(r.get<std::vector<bool>>("flags"), nullptr);
+        EXPECT_EQ(*r.get<std::vector<bool>>("flags"), flags);
+        ASSERT_NE(r.get<std::vector<bool>>("none"), nullptr);
+        EXPECT_TRUE(r.get<std::vector<bool>>("none")->empty());
+    }
+}
+
 // binary 2: int16 string table used for types and attribute names only; element names and
 // string values inline; type id 7 is elementid and arrays start at 15.
 TEST(DmxBinary, Version2KeepsNamesAndStringsInline) {

@@ -49,7 +49,7 @@ using Storage =
     std::variant<ElementRef, std::int32_t, float, bool, std::string, Binary, Time, Color, Vector2,
                  Vector3, Vector4, QAngle, Quaternion, Box<Matrix>, std::uint64_t, std::uint8_t,
                  Guid, std::vector<ElementRef>, std::vector<std::int32_t>, std::vector<float>,
-                 std::vector<bool>, std::vector<std::string>, std::vector<Binary>,
+                 Box<std::vector<bool>>, std::vector<std::string>, std::vector<Binary>,
                  std::vector<Time>, std::vector<Color>, std::vector<Vector2>, std::vector<Vector3>,
                  std::vector<Vector4>, std::vector<QAngle>, std::vector<Quaternion>,
                  std::vector<Matrix>, std::vector<std::uint64_t>, std::vector<std::uint8_t>,
@@ -70,10 +70,26 @@ template <class T>
 struct StoredAs {
     using type = T;
 };
+// Boxed: types much larger than the others (a matrix is 64 bytes, a bool vector 40 where every
+// other array is 24), so that a value, and with it every attribute, stays small.
 template <>
 struct StoredAs<Matrix> {
     using type = Box<Matrix>;
 };
+template <>
+struct StoredAs<std::vector<bool>> {
+    using type = Box<std::vector<bool>>;
+};
+template <class S>
+struct Unboxed {
+    using type = S;
+};
+template <class T>
+struct Unboxed<Box<T>> {
+    using type = T;
+};
+template <class S>
+inline constexpr bool is_box = !std::is_same_v<typename Unboxed<S>::type, S>;
 
 template <class T, std::size_t I = 0>
 constexpr std::size_t find_index() {
@@ -92,9 +108,8 @@ constexpr std::size_t find_index() {
 // The C++ type that holds values of DMX type T (Matrix for Type::matrix, std::vector<Vector3>
 // for Type::vector3_array, ...).
 template <Type T>
-using CppType =
-    std::conditional_t<T == Type::matrix, Matrix,
-                       std::variant_alternative_t<detail::index_of(T), detail::Storage>>;
+using CppType = typename detail::Unboxed<
+    std::variant_alternative_t<detail::index_of(T), detail::Storage>>::type;
 
 // The DMX type of C++ type T; only valid for the types listed in CppType.
 template <class T>
@@ -128,7 +143,7 @@ public:
     template <class T>
     const T* get_if() const {
         auto* p = std::get_if<detail::find_index<T>()>(&v_);
-        if constexpr (std::is_same_v<T, Matrix>) {
+        if constexpr (detail::is_box<typename detail::StoredAs<T>::type>) {
             return p ? &p->get() : nullptr;
         } else {
             return p;
@@ -166,7 +181,7 @@ public:
     decltype(auto) visit(F&& f) const {
         return std::visit(
             [&](const auto& x) -> decltype(auto) {
-                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, detail::Box<Matrix>>) {
+                if constexpr (detail::is_box<std::decay_t<decltype(x)>>) {
                     return f(x.get());
                 } else {
                     return f(x);
@@ -178,7 +193,7 @@ public:
     decltype(auto) visit(F&& f) {
         return std::visit(
             [&](auto& x) -> decltype(auto) {
-                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, detail::Box<Matrix>>) {
+                if constexpr (detail::is_box<std::decay_t<decltype(x)>>) {
                     return f(x.get());
                 } else {
                     return f(x);
