@@ -176,15 +176,17 @@ AtomicFile::AtomicFile(AtomicFile&& o) noexcept
 }
 
 AtomicFile::~AtomicFile() {
-    if (fd_ >= 0) ::close(fd_);
+    discard();
+}
+
+void AtomicFile::discard() {
+    if (fd_ >= 0) ::close(std::exchange(fd_, -1));
     if (!temp_.empty()) ::unlink(temp_.c_str());
+    temp_.clear();
 }
 
 Result<void> AtomicFile::fail(std::string code, std::string_view what, int err) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-    if (!temp_.empty()) ::unlink(temp_.c_str());
-    temp_.clear();
+    discard();
     return io_error(std::move(code), path_, what, err);
 }
 

@@ -27,7 +27,7 @@ std::string_view header_text(const Header& h, std::string& scratch);
 
 // Asks for an element's attribute list ahead of a pass over it. The writer's passes over a
 // large datamodel (element order, string gathering, the attributes themselves) wait on memory
-// more than they compute: an element's few attributes are 64-byte records in a list of their
+// more than they compute: an element's few attributes are 56-byte records in a list of their
 // own, too short for the hardware to see a stream, so they are fetched together up front.
 inline void prefetch_attributes(const Element& e) {
     const char* p = reinterpret_cast<const char*>(e.attributes.data());

@@ -14,6 +14,11 @@ std::filesystem::path temp_dir() {
     std::filesystem::create_directories(d);
     return d;
 }
+std::size_t entries(const std::filesystem::path& dir) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+    return n;
+}
 }  // namespace
 
 TEST(File, AtomicWriteThenMapReadsBack) {
@@ -28,9 +33,7 @@ TEST(File, AtomicWriteThenMapReadsBack) {
     ASSERT_TRUE(e);
     EXPECT_TRUE(e->empty());
     // No temporary files are left behind.
-    std::size_t n = 0;
-    for ([[maybe_unused]] auto& x : std::filesystem::directory_iterator(d)) ++n;
-    EXPECT_EQ(n, 1u);
+    EXPECT_EQ(entries(d), 1u);
     std::filesystem::remove_all(d);
 }
 
@@ -57,9 +60,7 @@ TEST(File, AtomicFileAppearsWholeOnCommitOnly) {
         EXPECT_FALSE(f->write(as_bytes(std::string_view("late"))));
     }
     EXPECT_EQ(MappedFile::open(p)->text(), "new");
-    std::size_t n = 0;
-    for ([[maybe_unused]] auto& x : std::filesystem::directory_iterator(d)) ++n;
-    EXPECT_EQ(n, 1u);
+    EXPECT_EQ(entries(d), 1u);
     std::filesystem::remove_all(d);
 }
 
@@ -91,9 +92,7 @@ TEST(File, NextWriteRemovesTemporariesOfKilledWrites) {
     EXPECT_FALSE(std::filesystem::exists(stale));
     EXPECT_TRUE(std::filesystem::exists(live));
     EXPECT_TRUE(std::filesystem::exists(other));
-    std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
-    EXPECT_EQ(entries, 3u);  // out.vmf, the live and the other output's temporaries
+    EXPECT_EQ(entries(dir), 3u);  // out.vmf, the live and the other output's temporaries
     std::filesystem::remove_all(dir);
 }
 

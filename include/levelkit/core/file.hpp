@@ -88,6 +88,7 @@ public:
 private:
     AtomicFile(std::filesystem::path path, std::string temp, int fd)
         : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {}
+    void discard();  // closes and removes the temporary
     Result<void> fail(std::string code, std::string_view what, int err);
 
     std::filesystem::path path_;
