@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -123,6 +124,25 @@ std::uint32_t to_u32(double v) {
     if (!(v >= 0)) return 0;
     if (v > 4294967295.0) return 0xFFFFFFFFu;
     return static_cast<std::uint32_t>(std::llround(v));
+}
+
+// 4-byte floats live in the model as doubles. Widening and narrowing are exact for every float
+// except a signalling NaN, whose quiet bit the hardware conversion sets; NaNs are therefore
+// moved bit by bit (sign, payload) so that a WMPB file writes back to its own bytes.
+double widen_f32(float f) {
+    if (!std::isnan(f)) return f;
+    const auto b = std::bit_cast<std::uint32_t>(f);
+    const std::uint64_t d = (std::uint64_t{b >> 31} << 63) | (std::uint64_t{0x7FF} << 52) |
+                            (std::uint64_t{b & 0x7FFFFFu} << 29);
+    return std::bit_cast<double>(d);
+}
+float narrow_f32(double v) {
+    if (!std::isnan(v)) return static_cast<float>(v);
+    const auto d = std::bit_cast<std::uint64_t>(v);
+    std::uint32_t payload = static_cast<std::uint32_t>(d >> 29) & 0x7FFFFFu;
+    if (payload == 0) payload = 0x400000u;  // a NaN whose payload is all below float precision
+    return std::bit_cast<float>((static_cast<std::uint32_t>(d >> 63) << 31) | 0x7F800000u |
+                                payload);
 }
 
 class Reader {
@@ -491,8 +511,8 @@ Result<void> Reader::payload(const Chunk& c, std::uint32_t obj, const std::strin
             x.payload_type = pre.u32("type");
             x.payload_word = pre.u32("flags");
             li.nexus = pre.u32("nexus");
-            li.sun_azimuth = pre.f32("sun azimuth");
-            li.sun_elevation = pre.f32("sun elevation");
+            li.sun_azimuth = widen_f32(pre.f32("sun azimuth"));
+            li.sun_elevation = widen_f32(pre.f32("sun elevation"));
             static constexpr Slot kSlots[] = {{4, 3, false}, {5, 1, false}, {6, 1, false},
                                               {1, 3, true},  {2, 3, false}, {3, 3, false}};
             auto slot = match(cs, kSlots);
@@ -563,8 +583,8 @@ Result<void> Reader::payload(const Chunk& c, std::uint32_t obj, const std::strin
             x.payload_type = pre.u32("type");
             m.flags = pre.u32("flags");
             x.payload_word = pre.u32("file type");
-            m.ambient = pre.f32("ambient");
-            m.albedo = pre.f32("albedo");
+            m.ambient = widen_f32(pre.f32("ambient"));
+            m.albedo = widen_f32(pre.f32("albedo"));
             static constexpr Slot kSlots[] = {{3, 1, false},  {11, 1, false}, {12, 1, false},
                                               {11, 2, false}, {8, 1, false},  {13, 1, false},
                                               {14, 1, false}, {15, 1, true}};
@@ -649,7 +669,7 @@ Result<void> Reader::payload(const Chunk& c, std::uint32_t obj, const std::strin
             l.color.r = byte_to_percent(pre.u32("red"));
             l.color.g = byte_to_percent(pre.u32("green"));
             l.color.b = byte_to_percent(pre.u32("blue"));
-            l.range = pre.f32("range");
+            l.range = widen_f32(pre.f32("range"));
             keep_raw(std::vector<int>(cs.size(), -1));
             break;
         }
@@ -899,8 +919,8 @@ Result<void> Reader::face_record(const Chunk& c, Block& b, std::uint32_t& last,
     f.has_surface = true;
     f.texture.clear();
     f.flags = r.u32("surface flags");
-    f.ambient = r.f32("ambient");
-    f.albedo = r.f32("albedo");
+    f.ambient = widen_f32(r.f32("ambient"));
+    f.albedo = widen_f32(r.f32("albedo"));
     if (!r.ok()) return r.take_error().with_path(fp);
     LK_TRY_ASSIGN(auto cs, split(c.body.subspan(16), c.body_offset() + 16, fp));
     static constexpr Slot kSlots[] = {{3, 1, false}, {7, 2, false}, {5, 2, false}, {9, 2, false}};
@@ -1139,8 +1159,8 @@ void Writer::payload(const Object& o) {
             w_.u32(type);
             w_.u32(x.has_code ? x.payload_word : 0);
             w_.u32(to_u32(li.nexus));
-            w_.f32(static_cast<float>(li.sun_azimuth));
-            w_.f32(static_cast<float>(li.sun_elevation));
+            w_.f32(narrow_f32(li.sun_azimuth));
+            w_.f32(narrow_f32(li.sun_elevation));
             auto scalar = [&](std::uint8_t id, std::uint32_t v) {
                 m.known();
                 const std::size_t c = open(id, 3);
@@ -1217,8 +1237,8 @@ void Writer::payload(const Object& o) {
             w_.u32(md.flags);
             w_.u32(x.has_code ? x.payload_word
                               : static_cast<std::uint32_t>(model_file_type(md.file)) << 8);
-            w_.f32(static_cast<float>(md.ambient));
-            w_.f32(static_cast<float>(md.albedo));
+            w_.f32(narrow_f32(md.ambient));
+            w_.f32(narrow_f32(md.albedo));
             m.known();
             string(3, md.name);
             m.known();
@@ -1256,7 +1276,7 @@ void Writer::payload(const Object& o) {
             w_.u32(percent_to_byte(l.color.r));
             w_.u32(percent_to_byte(l.color.g));
             w_.u32(percent_to_byte(l.color.b));
-            w_.f32(static_cast<float>(l.range));
+            w_.f32(narrow_f32(l.range));
             break;
         }
         case Kind::sound: {
@@ -1350,8 +1370,8 @@ void Writer::face_record(const Face& f, std::uint32_t index) {
     const std::size_t at = open(18, 2);
     w_.u32(index);
     w_.u32(f.flags);
-    w_.f32(static_cast<float>(f.ambient));
-    w_.f32(static_cast<float>(f.albedo));
+    w_.f32(narrow_f32(f.ambient));
+    w_.f32(narrow_f32(f.albedo));
     Mixer m(*this, f.wmpb_chunks);
     m.known();
     string(3, f.texture);

@@ -2,6 +2,8 @@
 // src/wmp/wmpb.cpp and checks what the reader makes of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "levelkit/core/bytes.hpp"
@@ -164,6 +166,31 @@ TEST(Wmpb, WritesBackByteForByteIncludingUnknownChunks) {
     ASSERT_TRUE(lv.ok()) << lv.error().to_string();
     EXPECT_EQ(lv->blocks[0].faces[0].wmpb_chunks.size(), 1u);
     EXPECT_EQ(lv->wmpb_top_chunks.size(), 1u);
+    auto out = write_wmpb(lv.value());
+    ASSERT_TRUE(out.ok());
+    EXPECT_TRUE(out.value() == in);
+}
+
+// The 4-byte floats (sun angles, ambient, albedo) are held as doubles: NaNs of every kind,
+// signalling ones included, must come back with their own bits (found by fuzz_wmpb).
+TEST(Wmpb, FloatNansWriteBackWithTheirBits) {
+    Bytes in = wmpb_file();
+    const std::uint32_t nans[] = {0xFFAB564Cu, 0x7F800001u, 0x7FC00000u, 0xFFBFFFFFu};
+    std::size_t patched = 0;
+    for (float f : {90.0f, 45.0f, 50.0f}) {
+        Bytes pattern(4);
+        std::memcpy(pattern.data(), &f, 4);
+        for (auto it = in.begin();
+             (it = std::search(it, in.end(), pattern.begin(), pattern.end())) != in.end();
+             it += 4) {
+            std::memcpy(&*it, &nans[patched++ % 4], 4);
+        }
+    }
+    ASSERT_EQ(patched, 5u);  // sun azimuth + elevation, albedo of two surfaces and the model
+    auto lv = read_wmpb(Blob::copy_of(in));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    EXPECT_TRUE(std::isnan(lv->levels[0].sun_azimuth));
+    EXPECT_TRUE(std::isnan(lv->models[0].albedo));
     auto out = write_wmpb(lv.value());
     ASSERT_TRUE(out.ok());
     EXPECT_TRUE(out.value() == in);
