@@ -217,7 +217,8 @@ Result<ConvertResult> compose(const NeutralSteps<Neutral>& in_steps,
     if (opt.release_input) opt.release_input();  // `in` is not used below
     if (opt.progress.cancelled()) return Progress::cancelled_error();
     opt.progress("convert", 0.5);
-    auto out = out_steps.from(neutral.value(), opt, diags);
+    auto out = out_steps.from_spent ? out_steps.from_spent(std::move(neutral).value(), opt, diags)
+                                    : out_steps.from(neutral.value(), opt, diags);
     if (!out) return std::move(out).error();
     // The consumer's report sits under the output format's name, next to the producer's keys.
     if (!out->report.is_null() && !(out->report.is_object() && out->report.empty())) {

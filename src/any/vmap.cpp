@@ -134,8 +134,10 @@ std::uint64_t seed_of(const ConvertOptions& opt) {
     return h;
 }
 
-Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
-                                 Diagnostics& diags) {
+// Scene -> VMAP for a scene the caller keeps (const) or gives up (rvalue: freed as it goes).
+template <class SceneArg>
+Result<ConvertResult> scene_to_vmap_document(SceneArg&& s, const ConvertOptions& opt,
+                                             Diagnostics& diags) {
     const std::string encoding = opt.options.text("encoding", "binary:9");
     const std::optional<dmx::Encoding> enc = dmx::Encoding::parse(encoding);
     if (!enc) {
@@ -148,7 +150,7 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
     so.seed = seed_of(opt);
     so.default_texture_size = opt.options.number("texture-size").value_or(512);
     convert::SceneToVmapReport r;
-    dmx::Document doc = convert::scene_to_vmap(s, diags, so, &r);
+    dmx::Document doc = convert::scene_to_vmap(std::forward<SceneArg>(s), diags, so, &r);
     if (enc->name != "binary" || enc->version != 9) LK_TRY(dmx::convert(doc, *enc));
     ConvertResult out;
     Json& report = out.report;
@@ -169,6 +171,15 @@ Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& op
                       {"instance_variables", r.instance_variables_dropped}};
     out.document = std::make_unique<ConvertedVmap>(std::move(doc));
     return out;
+}
+
+Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
+                                 Diagnostics& diags) {
+    return scene_to_vmap_document(s, opt, diags);
+}
+Result<ConvertResult> from_spent_scene(scene::Scene&& s, const ConvertOptions& opt,
+                                       Diagnostics& diags) {
+    return scene_to_vmap_document(std::move(s), opt, diags);
 }
 
 Result<scene::Scene> to_scene(const Document& in, const ConvertOptions&, Diagnostics& diags,
@@ -196,6 +207,7 @@ const FormatHandler vmap_format{
     .read = &read,
     .scene = {.to = to_scene,
               .from = from_scene,
+              .from_spent = from_spent_scene,
               .from_options = {{.name = "encoding",
                                 .type = OptionSpec::Type::text,
                                 .default_value = "binary:9",

@@ -54,9 +54,11 @@ struct FaceTexture {
 
 class VmapWriter {
 public:
-    VmapWriter(const scene::Scene& s, Diagnostics& diags, const SceneToVmapOptions& opt,
-               SceneToVmapReport& report)
-        : s_(s), diags_(diags), opt_(opt), r_(report), b_(opt.seed, opt.build) {}
+    // `spend`: the same scene when the caller gives it up; its brushes, meshes and entities are
+    // then freed as they are converted, and their memory goes to the output.
+    VmapWriter(const scene::Scene& s, scene::Scene* spend, Diagnostics& diags,
+               const SceneToVmapOptions& opt, SceneToVmapReport& report)
+        : s_(s), spend_(spend), diags_(diags), opt_(opt), r_(report), b_(opt.seed, opt.build) {}
 
     dmx::Document run() {
         std::vector<std::pair<std::string, std::string>> world_props;
@@ -86,9 +88,18 @@ public:
             b_.doc().reserve(b_.doc().size() + 19 * meshes + 3 * entities);
         }
         for (const scene::Visgroup& g : s_.visgroups) add_visgroup(ElementRef::null(), g);
-        for (const scene::Brush& br : s_.world.brushes) add_brush(parent_of(br.editor), br);
-        for (const scene::Mesh& m : s_.world.meshes) add_scene_mesh(parent_of(m.editor), m);
-        for (const scene::Entity& e : s_.entities) add_entity(e);
+        for (std::size_t i = 0; i < s_.world.brushes.size(); ++i) {
+            add_brush(parent_of(s_.world.brushes[i].editor), s_.world.brushes[i]);
+            if (spend_) spend_->world.brushes[i] = {};
+        }
+        for (std::size_t i = 0; i < s_.world.meshes.size(); ++i) {
+            add_scene_mesh(parent_of(s_.world.meshes[i].editor), s_.world.meshes[i]);
+            if (spend_) spend_->world.meshes[i] = {};
+        }
+        for (std::size_t i = 0; i < s_.entities.size(); ++i) {
+            add_entity(s_.entities[i]);
+            if (spend_) spend_->entities[i] = {};
+        }
         if (!s_.cameras.empty()) {
             const auto active = s_.active_camera >= 0 && static_cast<std::size_t>(
                                                              s_.active_camera) < s_.cameras.size()
@@ -468,6 +479,7 @@ private:
     }
 
     const scene::Scene& s_;
+    scene::Scene* spend_;
     Diagnostics& diags_;
     const SceneToVmapOptions& opt_;
     SceneToVmapReport& r_;
@@ -483,7 +495,15 @@ private:
 dmx::Document scene_to_vmap(const scene::Scene& s, Diagnostics& diags,
                             const SceneToVmapOptions& opt, SceneToVmapReport* report) {
     SceneToVmapReport local;
-    return VmapWriter(s, diags, opt, report ? *report : local).run();
+    return VmapWriter(s, nullptr, diags, opt, report ? *report : local).run();
+}
+
+dmx::Document scene_to_vmap(scene::Scene&& s, Diagnostics& diags, const SceneToVmapOptions& opt,
+                            SceneToVmapReport* report) {
+    SceneToVmapReport local;
+    dmx::Document doc = VmapWriter(s, &s, diags, opt, report ? *report : local).run();
+    s = {};
+    return doc;
 }
 
 // --- vmap -> scene ---------------------------------------------------------------------------

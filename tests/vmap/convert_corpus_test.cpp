@@ -249,7 +249,7 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
     const HammerNames hammer;
     ASSERT_FALSE(hammer.attrs.empty());
     std::set<std::string> classes_written;
-    std::size_t names_ok = 0, reread_bin = 0, reread_kv2 = 0;
+    std::size_t names_ok = 0, reread_bin = 0, reread_kv2 = 0, spent_same = 0;
     std::size_t rt_maps = 0, rt_brushes = 0, rt_matched = 0, rt_planes = 0, rt_planes_ok = 0,
                 rt_materials_ok = 0;
     for (const auto& path : files) {
@@ -284,6 +284,15 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
             ASSERT_TRUE(again.ok()) << name << ": " << again.error().to_string();
             EXPECT_EQ(dmx::compare_graphs(out, *again), std::nullopt) << name;
             ++reread_bin;
+            // A scene given up to the conversion (freed as it goes) makes the same bytes.
+            scene::Scene spent = s;
+            Diagnostics d2;
+            auto from_spent = dmx::write(convert::scene_to_vmap(std::move(spent), d2));
+            ASSERT_TRUE(from_spent.ok()) << name;
+            EXPECT_TRUE(*from_spent == *bytes) << name;
+            // NOLINTNEXTLINE(bugprone-use-after-move): the conversion leaves it empty
+            EXPECT_TRUE(spent.entities.empty() && spent.world.brushes.empty()) << name;
+            spent_same += *from_spent == *bytes;
             if (blob_size < (1u << 20)) {
                 dmx::Document text = out.clone();
                 ASSERT_TRUE(dmx::convert(text, {"keyvalues2", 4}).ok());
@@ -411,9 +420,11 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
         rt_maps, rt_matched, rt_brushes, rt_planes_ok, rt_planes, rt_materials_ok, rt_planes);
     std::printf(
         "[vmf->vmap] written class/attribute names all in Hammer-saved vmaps: %zu/%zu "
-        "maps (%zu classes: %s); re-read: binary 9 %zu, keyvalues2 4 %zu\n",
+        "maps (%zu classes: %s); re-read: binary 9 %zu, keyvalues2 4 %zu; from a spent scene: "
+        "same bytes %zu/%zu\n",
         names_ok, f.files, classes_written.size(),
-        fmt::format("{}", fmt::join(classes_written, " ")).c_str(), reread_bin, reread_kv2);
+        fmt::format("{}", fmt::join(classes_written, " ")).c_str(), reread_bin, reread_kv2,
+        spent_same, reread_bin);
 }
 
 // A displacement's vertex grid in a VMF, with what identifies it.

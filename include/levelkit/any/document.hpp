@@ -123,6 +123,10 @@ struct NeutralSteps {
     std::vector<OptionSpec> to_options;
     Result<ConvertResult> (*from)(const Neutral& in, const ConvertOptions& opt,
                                   Diagnostics& diags) = nullptr;
+    // Optional: `from` for a neutral form nobody else holds, which it may free as it goes (a
+    // conversion through a neutral form uses it when given: lower peak memory).
+    Result<ConvertResult> (*from_spent)(Neutral&& in, const ConvertOptions& opt,
+                                        Diagnostics& diags) = nullptr;
     std::vector<OptionSpec> from_options;
     bool draws = false;  // `from` draws the neutral form (sets ConvertOptions::for_display)
     bool meshes = true;  // `from` can hold meshes (clears ConvertOptions::meshes_ok if not)

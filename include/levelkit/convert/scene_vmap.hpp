@@ -57,6 +57,11 @@ struct SceneToVmapReport {
 dmx::Document scene_to_vmap(const scene::Scene& s, Diagnostics& diags,
                             const SceneToVmapOptions& opt = {},
                             SceneToVmapReport* report = nullptr);
+// The same output from a scene the caller gives up: each brush, mesh and entity is freed once
+// it is converted, so the scene's memory is reused for the output (`s` is left empty).
+dmx::Document scene_to_vmap(scene::Scene&& s, Diagnostics& diags,
+                            const SceneToVmapOptions& opt = {},
+                            SceneToVmapReport* report = nullptr);
 
 struct VmapToSceneReport {
     std::size_t meshes = 0, entities = 0, prefabs = 0;
