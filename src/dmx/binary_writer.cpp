@@ -1,5 +1,22 @@
 #include <fmt/format.h>
 
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <mutex>
+#include <new>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#if __has_include(<sys/mman.h>)
+#include <sys/mman.h>
+#define LK_MMAP_SLABS 1
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0
+#endif
+#else
+#define LK_MMAP_SLABS 0
+#endif
 #include <functional>
 #include <limits>
 #include <optional>
@@ -16,10 +33,15 @@ namespace {
 
 class BinaryWriter {
 public:
-    BinaryWriter(const Document& doc, ByteWriter& w)
-        : doc_(doc), w_(w), ver_{binary_layout_version(doc.header)} {}
+    // `packed`: the document's packed subtrees, spliced in at their placeholders.
+    BinaryWriter(const Document& doc, ByteWriter& w, const PackedSubtrees* packed = nullptr)
+        : doc_(doc), w_(w), ver_{binary_layout_version(doc.header)}, packed_(packed) {}
 
     Result<void> run();
+    // Encodes the whole document (a subtree for PackedSubtrees) into `out`: index entries, then
+    // attribute blocks, string indices as ids of `pool`, each index and reference recorded.
+    Result<void> pack(PackedSubtrees& pool, detail::Pack& out, std::vector<std::uint32_t>& relocs,
+                      std::vector<std::uint32_t>& strings);
 
 private:
     Diagnostic fail(std::string code, std::string message, std::string path) {
@@ -36,6 +58,7 @@ private:
         return i ? *i : -1;
     }
     void put_index(std::int32_t i) {
+        if (relocs_ && i >= 0) relocs_->push_back(static_cast<std::uint32_t>(w_.size()));
         if (ver_.index_i32()) {
             w_.i32(i);
         } else {
@@ -43,11 +66,15 @@ private:
         }
     }
     void put_symbol(Symbol s) {
+        if (pool_) return put_index(static_cast<std::int32_t>(pool_->symbol(s)));
         std::int32_t& cached = symbol_index_[s.id()];
         if (cached == -2) cached = index_of(s.str());
         put_index(cached);
     }
-    void put_table_string(std::string_view s, bool null) { put_index(null ? -1 : index_of(s)); }
+    void put_table_string(std::string_view s, bool null) {
+        if (null) return put_index(-1);
+        put_index(pool_ ? static_cast<std::int32_t>(pool_->intern(s)) : index_of(s));
+    }
     // Strings are NUL-terminated in binary files: one holding a NUL cannot be stored.
     void cstring(std::string_view s, const std::function<std::string()>& where) {
         if (s.find('\0') != std::string_view::npos && !nul_error_) {
@@ -62,6 +89,11 @@ private:
 
     Result<void> put_attribute(ElementRef owner, const Attribute& a, bool prefix);
     bool put_ref(ElementRef r);
+    void put_index_entry(ElementRef r);
+    Result<void> put_attributes(ElementRef r);
+    // A packed subtree's index entries or attribute blocks, its strings and references made
+    // the file's (`base`: the file index of its root).
+    void splice(const detail::Pack& p, bool attributes, std::int32_t base);
 
     const Document& doc_;
     ByteWriter& w_;
@@ -70,6 +102,13 @@ private:
     FlatStringMap<std::int32_t> string_index_;
     std::vector<std::int32_t> symbol_index_;
     std::optional<Diagnostic> nul_error_;
+    // Writing with packed subtrees: the pack each element stands for (-1: none) and the table
+    // index of each pooled string.
+    const PackedSubtrees* packed_ = nullptr;
+    std::vector<std::int32_t> pack_of_, pool_index_;
+    // Packing: string indices are pool ids; where they and references are written.
+    PackedSubtrees* pool_ = nullptr;
+    std::vector<std::uint32_t>* relocs_ = nullptr;
 };
 
 bool BinaryWriter::put_ref(ElementRef r) {
@@ -92,6 +131,8 @@ bool BinaryWriter::put_ref(ElementRef r) {
     }
     const std::int32_t i = file_index_[static_cast<std::size_t>(r.index)];
     if (i < 0) return false;
+    if (relocs_)
+        relocs_->push_back(static_cast<std::uint32_t>(w_.size()) | detail::Pack::kElementReloc);
     w_.i32(i);
     return true;
 }
@@ -191,12 +232,143 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
     return success();
 }
 
+void BinaryWriter::put_index_entry(ElementRef r) {
+    const Element& e = doc_[r];
+    auto where = [&] { return fmt::format("element[{}] {}", r.index, e.type.str()); };
+    if (ver_.has_table()) {
+        put_symbol(e.type);
+    } else {
+        cstring(e.type.str(), where);
+    }
+    if (ver_.has_link()) w_.i32(e.link);
+    if (ver_.names_in_table()) {
+        put_table_string(e.name, e.null_name && e.name.empty());
+    } else {
+        cstring(e.name, where);
+    }
+    const Guid g = e.has_id() || e.id_invented() ? e.id : generated_id(doc_, r);
+    w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(g.bytes.data()), 16));
+}
+
+Result<void> BinaryWriter::put_attributes(ElementRef r) {
+    const Element& e = doc_[r];
+    w_.i32(static_cast<std::int32_t>(e.attributes.size()));
+    for (const Attribute& a : e.attributes) LK_TRY(put_attribute(r, a, false));
+    return success();
+}
+
+void BinaryWriter::splice(const Pack& p, bool attributes, std::int32_t base) {
+    const std::size_t lo = attributes ? p.attributes_at : 0;
+    const std::size_t hi = attributes ? p.bytes.size() : p.attributes_at;
+    const std::size_t start = w_.size();
+    w_.bytes(ByteSpan(p.bytes.data() + lo, hi - lo));
+    const std::size_t r1 = attributes ? p.relocs.size() : p.attribute_relocs;
+    std::size_t at = lo;
+    for (std::size_t k = attributes ? p.attribute_relocs : 0; k < r1;) {
+        std::uint64_t step = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            const std::uint8_t b = p.relocs[k++];
+            step |= std::uint64_t{b & 0x7Fu} << shift;
+            if (!(b & 0x80)) break;
+        }
+        const bool element = (step & 1) != 0;
+        at += static_cast<std::size_t>(step >> 1);
+        const std::int32_t local = load<std::int32_t>(p.bytes.data() + at, Endian::little);
+        const std::int32_t v =
+            element ? base + local : pool_index_[static_cast<std::size_t>(local)];
+        w_.patch<std::int32_t>(start + (at - lo), v);
+    }
+}
+
+Result<void> BinaryWriter::pack(PackedSubtrees& pool, Pack& out, std::vector<std::uint32_t>& relocs,
+                                std::vector<std::uint32_t>& strings) {
+    // Versions 5 and later: 4-byte string indices in index entries and attributes alike.
+    if (!ver_.index_i32() || !ver_.names_in_table() || !binary_version_supported(ver_.v)) {
+        return fail("dmx.unsupported", fmt::format("binary version {} cannot be packed", ver_.v),
+                    "header");
+    }
+    const std::vector<ElementRef> order = policy_order(doc_, BinaryLayout::ElementOrder::valve);
+    if (order.size() != doc_.size()) {
+        return fail(
+            "dmx.pack-not-a-tree",
+            fmt::format("{} of {} elements are reachable from the root", order.size(), doc_.size()),
+            "packed subtree");
+    }
+    file_index_.assign(doc_.size(), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const Element& e = doc_[order[i]];
+        if (!e.has_id() && !e.id_invented()) {
+            return fail("dmx.pack-without-id",
+                        fmt::format("element[{}] {} has no GUID", order[i].index, e.type.str()),
+                        "packed subtree");
+        }
+        file_index_[static_cast<std::size_t>(order[i].index)] = static_cast<std::int32_t>(i);
+    }
+    out.version = ver_.v;
+    out.elements = static_cast<std::uint32_t>(order.size());
+    // The subtree's strings in Valve's gather order (as valve_gather, by pool id): class, name,
+    // attribute names last to first with their string values, and the unsaved "name".
+    const std::uint32_t stamp = pool.next_stamp();
+    strings.clear();
+    auto add = [&](std::uint32_t id) {
+        if (pool.first_in(id, stamp)) strings.push_back(id);
+    };
+    const std::uint32_t name_id = pool.intern("name");
+    for (ElementRef r : order) {
+        const Element& e = doc_[r];
+        add(pool.symbol(e.type));
+        if (!e.null_name) add(pool.intern(e.name));
+        for (auto it = e.attributes.rbegin(); it != e.attributes.rend(); ++it) {
+            add(pool.symbol(it->name));
+            if (it->null_string) continue;
+            if (auto* s = it->value.get_if<std::string>()) add(pool.intern(*s));
+        }
+        add(name_id);
+    }
+    pool_ = &pool;
+    relocs_ = &relocs;
+    for (ElementRef r : order) put_index_entry(r);
+    out.attributes_at = static_cast<std::uint32_t>(w_.size());
+    out.attribute_relocs = static_cast<std::uint32_t>(relocs.size());
+    for (ElementRef r : order) LK_TRY(put_attributes(r));
+    relocs_ = nullptr;
+    pool_ = nullptr;
+    if (w_.size() > Pack::kElementReloc - 1) {
+        return fail("dmx.too-large", "a packed subtree of 2 GiB or more", "packed subtree");
+    }
+    if (nul_error_) return std::move(*nul_error_);
+    return success();
+}
+
 Result<void> BinaryWriter::run() {
     if (!binary_version_supported(ver_.v)) {
         return fail("dmx.unsupported",
                     fmt::format("binary encoding version {} is not supported (1-9)", ver_.v),
                     "header");
     }
+    if (packed_) {
+        if (packed_->error()) return *packed_->error();
+        if (doc_.binary.element_order != BinaryLayout::ElementOrder::valve ||
+            doc_.binary.string_order != BinaryLayout::StringOrder::valve) {
+            return fail("dmx.unsupported",
+                        "packed subtrees are written in Valve's element and string orders only",
+                        "header");
+        }
+        pack_of_ = packed_->pack_of(doc_);
+        for (std::size_t i = 0; i < packed_->size(); ++i) {
+            if (packed_->pack(i).version != ver_.v) {
+                return fail("dmx.unsupported",
+                            fmt::format("subtrees packed for binary {} written as binary {}",
+                                        packed_->pack(i).version, ver_.v),
+                            "header");
+            }
+        }
+    }
+    auto pack_at = [&](ElementRef r) -> const Pack* {
+        if (!packed_) return nullptr;
+        const std::int32_t p = pack_of_[static_cast<std::size_t>(r.index)];
+        return p < 0 ? nullptr : &packed_->pack(static_cast<std::size_t>(p));
+    };
     // One allocation for the whole file: an estimate from the payload sizes (a writer that
     // drains to a file keeps a piece at a time and needs none).
     std::size_t estimate = 4096;
@@ -222,6 +394,9 @@ Result<void> BinaryWriter::run() {
             });
         }
     }
+    if (packed_ && !w_.draining()) {
+        for (std::size_t i = 0; i < packed_->size(); ++i) estimate += packed_->pack(i).bytes.size();
+    }
     if (!w_.draining()) w_.reserve(estimate);
     std::string scratch;
     w_.text(header_text(doc_.header, scratch));
@@ -229,12 +404,16 @@ Result<void> BinaryWriter::run() {
     w_.u8(0);
 
     const std::vector<ElementRef> order = binary_element_order(doc_);
-    if (order.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        return fail("dmx.too-large", "more than 2^31 elements", "element index");
-    }
     file_index_.assign(doc_.size(), -1);
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        file_index_[static_cast<std::size_t>(order[i].index)] = static_cast<std::int32_t>(i);
+    std::size_t count = 0;
+    for (ElementRef r : order) {
+        file_index_[static_cast<std::size_t>(r.index)] = static_cast<std::int32_t>(
+            std::min<std::size_t>(count, std::numeric_limits<std::int32_t>::max()));
+        const Pack* p = pack_at(r);
+        count += p ? p->elements : 1;
+    }
+    if (count > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        return fail("dmx.too-large", "more than 2^31 elements", "element index");
     }
 
     if (ver_.has_prefix()) {
@@ -259,7 +438,9 @@ Result<void> BinaryWriter::run() {
 
     std::vector<std::string> table;
     if (ver_.has_table()) {
-        table = binary_string_table(doc_, order, ver_.v);
+        table = packed_ ? merge_inserts(valve_gather(doc_, order, ver_.v, *packed_, pack_of_),
+                                        doc_.binary.string_inserts)
+                        : binary_string_table(doc_, order, ver_.v);
         const std::size_t limit = ver_.table_count_i32() && ver_.index_i32()
                                       ? std::numeric_limits<std::int32_t>::max()
                                       : std::numeric_limits<std::int16_t>::max();
@@ -281,33 +462,31 @@ Result<void> BinaryWriter::run() {
             w_.drain();
         }
         symbol_index_.assign(doc_.symbols().size(), -2);
+        if (packed_) {
+            pool_index_.resize(packed_->strings());
+            for (std::size_t i = 0; i < pool_index_.size(); ++i) {
+                pool_index_[i] = index_of(packed_->string(static_cast<std::uint32_t>(i)));
+            }
+        }
     }
 
-    w_.i32(static_cast<std::int32_t>(order.size()));
+    w_.i32(static_cast<std::int32_t>(count));
     for (ElementRef r : order) {
-        const Element& e = doc_[r];
-        auto where = [&] { return fmt::format("element[{}] {}", r.index, e.type.str()); };
-        if (ver_.has_table()) {
-            put_symbol(e.type);
+        if (const Pack* p = pack_at(r)) {
+            splice(*p, false, file_index_[static_cast<std::size_t>(r.index)]);
         } else {
-            cstring(e.type.str(), where);
+            put_index_entry(r);
         }
-        if (ver_.has_link()) w_.i32(e.link);
-        if (ver_.names_in_table()) {
-            put_table_string(e.name, e.null_name && e.name.empty());
-        } else {
-            cstring(e.name, where);
-        }
-        const Guid g = e.has_id() || e.id_invented() ? e.id : generated_id(doc_, r);
-        w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(g.bytes.data()), 16));
         w_.drain();
     }
     for (std::size_t i = 0; i < order.size(); ++i) {
         const ElementRef r = order[i];
-        const Element& e = doc_[r];
         if (i + 1 < order.size()) prefetch_attributes(doc_[order[i + 1]]);
-        w_.i32(static_cast<std::int32_t>(e.attributes.size()));
-        for (const Attribute& a : e.attributes) LK_TRY(put_attribute(r, a, false));
+        if (const Pack* p = pack_at(r)) {
+            splice(*p, true, file_index_[static_cast<std::size_t>(r.index)]);
+        } else {
+            LK_TRY(put_attributes(r));
+        }
         w_.drain();
     }
     if (nul_error_) return std::move(*nul_error_);
@@ -322,3 +501,222 @@ Result<void> write_binary(const Document& doc, ByteWriter& out) {
 }
 
 }  // namespace lk::dmx::detail
+
+namespace lk::dmx {
+
+PackedSubtrees::PackedSubtrees()
+    : pool_index_(std::make_unique<detail::FlatStringMap<std::uint32_t>>()),
+      sequences_(std::make_unique<detail::FlatStringMap<std::span<const std::uint32_t>>>()) {}
+PackedSubtrees::PackedSubtrees(PackedSubtrees&&) noexcept = default;
+PackedSubtrees& PackedSubtrees::operator=(PackedSubtrees&&) noexcept = default;
+PackedSubtrees::~PackedSubtrees() = default;
+
+std::uint32_t PackedSubtrees::intern(std::string_view s) {
+    if (const std::uint32_t* id = pool_index_->find(s)) return *id;
+    const auto id = static_cast<std::uint32_t>(pool_.size());
+    pool_.emplace_back(s);
+    pool_index_->try_emplace(pool_.back(), id);
+    return id;
+}
+
+std::size_t PackedSubtrees::memory() const {
+    return slab_bytes_ + packs_.capacity() * sizeof(detail::Pack);
+}
+
+namespace {
+// Returns the heap's free pages to the system once half a megabyte more is free than after the last
+// time (a trim walks every free block of every thread's heap, so it is not repeated for little).
+void give_back_free_heap() {
+#if defined(__GLIBC__)
+    static std::atomic<std::size_t> free_after_last{0};
+    const std::size_t now = mallinfo2().fordblks;
+    if (now < free_after_last.load(std::memory_order_relaxed) + (std::size_t{1} << 19)) {
+        // Less free than before (memory reused) lowers the mark, so that what is freed next
+        // counts from there.
+        if (now < free_after_last.load(std::memory_order_relaxed)) {
+            free_after_last.store(now, std::memory_order_relaxed);
+        }
+        return;
+    }
+    malloc_trim(0);
+    free_after_last.store(mallinfo2().fordblks, std::memory_order_relaxed);
+#endif
+}
+
+}  // namespace
+
+#if LK_MMAP_SLABS
+namespace {
+// Slabs of the standard size that packed documents gave back, for the next ones (a batch
+// converts file after file on each thread): mapping fresh pages for every output costs a
+// batch more system time than the conversions. A few are kept; the rest are unmapped.
+struct SlabCache {
+    static constexpr std::size_t kKeep = 16;
+    std::mutex m;
+    std::vector<std::byte*> free;
+    ~SlabCache() {
+        for (std::byte* p : free) munmap(p, PackedSubtrees::kSlabSize);
+    }
+};
+SlabCache& slab_cache() {
+    static SlabCache c;
+    return c;
+}
+}  // namespace
+
+PackedSubtrees::Slab::Slab(std::size_t n) : size(n) {
+    if (n == kSlabSize) {
+        SlabCache& c = slab_cache();
+        const std::lock_guard lock(c.m);
+        if (!c.free.empty()) {
+            data = c.free.back();
+            c.free.pop_back();
+            return;
+        }
+    }
+    // Populated at once: each slab is filled right away, and one call is cheaper than its faults.
+    void* p =
+        mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data = static_cast<std::byte*>(p);
+}
+PackedSubtrees::Slab::~Slab() {
+    if (!data) return;
+    if (size == kSlabSize) {
+        SlabCache& c = slab_cache();
+        const std::lock_guard lock(c.m);
+        if (c.free.size() < SlabCache::kKeep) {
+            c.free.push_back(data);
+            return;
+        }
+    }
+    munmap(data, size);
+}
+#else
+PackedSubtrees::Slab::Slab(std::size_t n) : data(new std::byte[n]), size(n) {}
+PackedSubtrees::Slab::~Slab() {
+    delete[] data;
+}
+#endif
+
+template <class T>
+std::span<const T> PackedSubtrees::store(const std::vector<T>& v) {
+    const std::size_t n = v.size() * sizeof(T);
+    slab_used_ = (slab_used_ + alignof(T) - 1) & ~(alignof(T) - 1);
+    if (slabs_.empty() || slab_used_ + n > slab_size_) {
+        slab_size_ = std::max(n, kSlabSize);
+        slabs_.emplace_back(slab_size_);
+        slab_bytes_ += slab_size_;
+        // What the caller freed while these were filled (the converted input) goes back to
+        // the system; the slabs do not take it.
+        if (give_back_) give_back_free_heap();
+        slab_used_ = 0;
+    }
+    std::byte* at = slabs_.back().data + slab_used_;
+    if (n) std::memcpy(at, v.data(), n);
+    slab_used_ += n;
+    return {reinterpret_cast<const T*>(at), v.size()};
+}
+
+ElementRef PackedSubtrees::add(Document& doc, const Document& tree) {
+    detail::Pack p;
+    ByteWriter w;
+    w.buffer() = std::move(scratch_);
+    w.buffer().clear();
+    scratch_relocs_.clear();
+    {
+        detail::BinaryWriter bw(tree, w);
+        auto r = bw.pack(*this, p, scratch_relocs_, scratch_strings_);
+        if (!r && !error_) error_ = std::move(r).error();
+    }
+    // Exactly sized copies: the scratch buffers keep their room for the next subtree.
+    scratch_ = w.take();
+    p.bytes = store(scratch_);
+    // Relocations as steps (see Pack), one byte each for nearly all.
+    std::vector<std::uint8_t>& steps = scratch_steps_;
+    steps.clear();
+    const std::size_t split = p.attribute_relocs;
+    std::size_t prev = 0;
+    for (std::size_t k = 0; k < scratch_relocs_.size(); ++k) {
+        const std::size_t section = k < split ? 0 : p.attributes_at;
+        if (k == split) {
+            p.attribute_relocs = static_cast<std::uint32_t>(steps.size());
+            prev = section;
+        }
+        const std::uint64_t element = scratch_relocs_[k] & detail::Pack::kElementReloc ? 1 : 0;
+        const std::size_t at = scratch_relocs_[k] & ~detail::Pack::kElementReloc;
+        std::uint64_t step = std::uint64_t{at - prev} << 1 | element;
+        while (step >= 0x80) {
+            steps.push_back(static_cast<std::uint8_t>(step | 0x80));
+            step >>= 7;
+        }
+        steps.push_back(static_cast<std::uint8_t>(step));
+        prev = at;
+    }
+    if (split >= scratch_relocs_.size())
+        p.attribute_relocs = static_cast<std::uint32_t>(steps.size());
+    p.relocs = store(steps);
+    // Subtrees of one kind mostly gather the same strings (a mesh's names): stored once.
+    const std::string_view key(reinterpret_cast<const char*>(scratch_strings_.data()),
+                               scratch_strings_.size() * sizeof(std::uint32_t));
+    if (const auto* same = sequences_->find(key)) {
+        p.strings = *same;
+    } else {
+        p.strings = store(scratch_strings_);
+        sequences_->try_emplace(
+            std::string_view(reinterpret_cast<const char*>(p.strings.data()), key.size()),
+            p.strings);
+    }
+    const Element* root = tree.get(tree.root);
+    const ElementRef placeholder =
+        doc.add_element(root ? root->type.str() : std::string_view("DmElement"),
+                        root ? std::string_view(root->name) : std::string_view());
+    placeholders_.emplace_back(placeholder.index, static_cast<std::uint32_t>(packs_.size()));
+    packs_.push_back(std::move(p));
+    return placeholder;
+}
+
+std::vector<std::int32_t> PackedSubtrees::pack_of(const Document& doc) const {
+    std::vector<std::int32_t> out(doc.size(), -1);
+    for (const auto& [e, p] : placeholders_) {
+        if (static_cast<std::size_t>(e) < out.size())
+            out[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(p);
+    }
+    return out;
+}
+
+Result<Bytes> write(const Document& doc, const PackedSubtrees& packed) {
+    if (!doc.header.is_binary() || doc.container.gzip) {
+        return Diagnostic::error("dmx.unsupported",
+                                 "a document with packed subtrees is written as plain binary")
+            .with_path("header");
+    }
+    ByteWriter w;
+    detail::BinaryWriter bw(doc, w, &packed);
+    LK_TRY(bw.run());
+    return w.take();
+}
+
+Result<void> write_to(const Document& doc, const PackedSubtrees& packed, ByteSink& out) {
+    if (!doc.header.is_binary() || doc.container.gzip) {
+        return Diagnostic::error("dmx.unsupported",
+                                 "a document with packed subtrees is written as plain binary")
+            .with_path("header");
+    }
+    // Smaller pieces than unpacked: what is left of the datamodel is small beside them.
+    // What the packing freed, before the table and index are made.
+    if (packed.gives_back_memory()) give_back_free_heap();
+    ByteWriter w;
+    w.drain_to(out, std::size_t{1} << 16);
+    detail::BinaryWriter bw(doc, w, &packed);
+    LK_TRY(bw.run());
+    return w.finish();
+}
+
+Result<Document> unpack(const Document& doc, const PackedSubtrees& packed) {
+    auto bytes = write(doc, packed);
+    if (!bytes) return std::move(bytes).error();
+    return read(*bytes);
+}
+
+}  // namespace lk::dmx

@@ -122,6 +122,16 @@ Document Document::clone() const {
     return d;
 }
 
+void Document::clear_elements() {
+    elements_.clear();
+    root = ElementRef::null();
+    prefix = ElementRef::null();
+    binary = {};
+    kv2_ = {};
+    id_index_.clear();
+    id_index_size_ = 0;
+}
+
 ElementRef Document::add_element(std::string_view type, std::string_view name,
                                  std::optional<Guid> id) {
     Element& e = elements_.emplace_back();

@@ -9,6 +9,7 @@
 #include "levelkit/core/result.hpp"
 #include "levelkit/dmx/document.hpp"
 #include "levelkit/dmx/io.hpp"
+#include "levelkit/dmx/packed.hpp"
 
 namespace lk::dmx::detail {
 
@@ -71,6 +72,11 @@ std::vector<ElementRef> policy_order(const Document& doc, BinaryLayout::ElementO
 // "$prefix_attribute$" for a duplicated prefix element), each once.
 std::vector<std::string_view> valve_gather(const Document& doc,
                                            const std::vector<ElementRef>& order, int version);
+// The same for a document with packed subtrees (`pack_of`: PackedSubtrees::pack_of).
+std::vector<std::string_view> valve_gather(const Document& doc,
+                                           const std::vector<ElementRef>& order, int version,
+                                           const PackedSubtrees& packed,
+                                           const std::vector<std::int32_t>& pack_of);
 // `gather` with `inserts` placed at their table positions (and not repeated where gathered).
 std::vector<std::string> merge_inserts(
     const std::vector<std::string_view>& gather,

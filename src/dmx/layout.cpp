@@ -4,6 +4,7 @@
 
 #include "flat_map.hpp"
 #include "internal.hpp"
+#include "levelkit/dmx/packed.hpp"
 
 namespace lk::dmx::detail {
 
@@ -147,12 +148,20 @@ namespace {
 // Strings in Valve's GatherSymbols order; `phantoms` adds the names of attributes Valve holds
 // but does not save ("name", "$prefix_attribute$"). `add(text, symbol)` gets each string with
 // its symbol id (kNotASymbol for string values), so that repeats of a symbol can be told
-// without hashing its text.
+// without hashing its text. `expand(r, add)` may give an element's strings instead (a packed
+// subtree's placeholder) and return true.
 constexpr std::uint32_t kNotASymbol = UINT32_MAX;
 
-template <class F>
+struct NoExpand {
+    template <class F>
+    bool operator()(ElementRef, const F&) const {
+        return false;
+    }
+};
+
+template <class F, class X = NoExpand>
 void gather(const Document& doc, const std::vector<ElementRef>& order, int version, bool phantoms,
-            F&& add) {
+            F&& add, X expand = {}) {
     const bool names = version >= 4;
     const bool dup_prefix = in_binary_index(doc, doc.prefix);
     auto symbol_id = [&](std::string_view s) {
@@ -165,6 +174,7 @@ void gather(const Document& doc, const std::vector<ElementRef>& order, int versi
         const ElementRef r = order[i];
         const Element& e = doc[r];
         if (i + 1 < order.size()) prefetch_attributes(doc[order[i + 1]]);
+        if (expand(r, add)) continue;
         add(e.type.str(), e.type.id());
         if (names && !e.null_name) add(std::string_view(e.name), kNotASymbol);
         if (phantoms && dup_prefix && r == doc.root) add(kPrefixAttribute, prefix_id);
@@ -208,6 +218,29 @@ std::vector<std::string_view> valve_gather(const Document& doc,
     gather(doc, order, version, true, [&](std::string_view s, std::uint32_t sym) {
         if (first(s, sym)) out.push_back(s);
     });
+    return out;
+}
+
+std::vector<std::string_view> valve_gather(const Document& doc,
+                                           const std::vector<ElementRef>& order, int version,
+                                           const PackedSubtrees& packed,
+                                           const std::vector<std::int32_t>& pack_of) {
+    std::vector<std::string_view> out;
+    FirstSeen first(doc);
+    auto expand = [&](ElementRef r, const auto& add) {
+        const std::int32_t p = pack_of[static_cast<std::size_t>(r.index)];
+        if (p < 0) return false;
+        for (std::uint32_t id : packed.pack(static_cast<std::size_t>(p)).strings) {
+            add(std::string_view(packed.string(id)), kNotASymbol);
+        }
+        return true;
+    };
+    gather(
+        doc, order, version, true,
+        [&](std::string_view s, std::uint32_t sym) {
+            if (first(s, sym)) out.push_back(s);
+        },
+        expand);
     return out;
 }
 

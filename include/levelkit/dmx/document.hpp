@@ -291,6 +291,9 @@ public:
         return r.index >= 0 && static_cast<std::size_t>(r.index) < elements_.size();
     }
     void reserve(std::size_t n) { elements_.reserve(n); }
+    // Removes every element (root and prefix become null) and the layout state; the header and
+    // the symbol table stay (a builder that makes many small documents in turn reuses one).
+    void clear_elements();
 
     ElementRef add_element(std::string_view type, std::string_view name = {},
                            std::optional<Guid> id = std::nullopt);

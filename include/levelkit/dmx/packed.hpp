@@ -1,0 +1,145 @@
+// Subtrees of a binary DMX encoded as they are made, so that a large document is written
+// without its whole datamodel in memory.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "levelkit/core/bytes.hpp"
+#include "levelkit/core/result.hpp"
+#include "levelkit/dmx/document.hpp"
+
+namespace lk::dmx {
+
+namespace detail {
+template <class V>
+class FlatStringMap;
+
+// One packed subtree: its element index entries and attribute blocks, as a binary writer of
+// `version` makes them, with string indices that are ids in the pool and references that are
+// local element numbers; `relocs` says where those are: per index, (bytes since the previous
+// one or the section's start) * 2, + 1 for a reference, as a LEB128 varint (one byte for
+// nearly all: an attribute's name is a few bytes after the last one's).
+struct Pack {
+    static constexpr std::uint32_t kElementReloc = 0x80000000u;  // while packing
+    int version = 0;
+    std::uint32_t elements = 0;
+    std::uint32_t attributes_at = 0;     // bytes before: the index entries; after: the attributes
+    std::uint32_t attribute_relocs = 0;  // `relocs` bytes before: the index entries'
+    // In the PackedSubtrees' slabs:
+    std::span<const std::byte> bytes;
+    std::span<const std::uint8_t> relocs;
+    std::span<const std::uint32_t> strings;  // the subtree's strings, in gather order, each once
+};
+}  // namespace detail
+
+// A converter that builds a large binary DMX (VMF -> VMAP: a mesh and the 18 elements under it
+// for every brush) can encode each self-contained subtree as soon as it is made and keep only
+// its bytes. The document then holds one placeholder per subtree (an element of the subtree
+// root's class, no attributes, no GUID), and writing puts the bytes where Valve's element order
+// and string table place them: the same file as writing the whole datamodel, in about a third
+// of its memory.
+//
+// A packed subtree is every element of `tree` (all reachable from tree.root, all with GUIDs);
+// the document refers to it only through its placeholder. The document is written as binary of
+// the version the subtrees were packed with, in Valve's element order.
+class PackedSubtrees {
+public:
+    PackedSubtrees();
+    PackedSubtrees(PackedSubtrees&&) noexcept;
+    PackedSubtrees& operator=(PackedSubtrees&&) noexcept;
+    ~PackedSubtrees();
+
+    // Encodes `tree` (binary version from tree.header) and adds its placeholder to `doc`. A
+    // subtree binary cannot store (a string holding NUL, ...) is kept as the error that
+    // writing returns.
+    ElementRef add(Document& doc, const Document& tree);
+
+    std::size_t size() const { return packs_.size(); }
+    // Whether heap memory freed while packing and writing (by the caller: a converted input)
+    // is handed back to the system (the default: lower peak), or kept for what the thread
+    // does next (a batch of conversions).
+    void give_back_memory(bool on) { give_back_ = on; }
+    bool gives_back_memory() const { return give_back_; }
+    // Room for `n` subtrees.
+    void reserve(std::size_t n) {
+        packs_.reserve(n);
+        placeholders_.reserve(n);
+    }
+    // Bytes held by the encoded subtrees.
+    std::size_t memory() const;
+
+    const std::optional<Diagnostic>& error() const { return error_; }
+    // The pack a placeholder of `doc` stands for (by element index), or -1 (for the writer).
+    std::vector<std::int32_t> pack_of(const Document& doc) const;
+    const detail::Pack& pack(std::size_t i) const { return packs_[i]; }
+    const std::string& string(std::uint32_t id) const { return pool_[id]; }
+    std::uint32_t intern(std::string_view s);
+    std::size_t strings() const { return pool_.size(); }
+    // For packing: the pool id of a symbol, cached by symbol id (trees made in turn in one
+    // document share their symbols; a tree of another table is told by the text), and whether
+    // a pool id is seen for the first time in the tree `stamp` (from next_stamp()).
+    std::uint32_t symbol(Symbol s) {
+        if (s.id() >= symbol_pool_.size()) symbol_pool_.resize(s.id() + 1, kNone);
+        std::uint32_t& id = symbol_pool_[s.id()];
+        if (id == kNone || pool_[id] != s.str()) id = intern(s.str());
+        return id;
+    }
+    std::uint32_t next_stamp() { return ++stamp_now_; }
+    bool first_in(std::uint32_t id, std::uint32_t stamp) {
+        if (id >= stamps_.size()) stamps_.resize(id + 1, 0);
+        if (stamps_[id] == stamp) return false;
+        stamps_[id] = stamp;
+        return true;
+    }
+
+private:
+    std::vector<detail::Pack> packs_;
+    std::vector<std::pair<std::int32_t, std::uint32_t>> placeholders_;  // element, pack
+    std::deque<std::string> pool_;
+    std::unique_ptr<detail::FlatStringMap<std::uint32_t>> pool_index_;
+    // Stored string sequences by their bytes.
+    std::unique_ptr<detail::FlatStringMap<std::span<const std::uint32_t>>> sequences_;
+    std::optional<Diagnostic> error_;
+    static constexpr std::uint32_t kNone = UINT32_MAX;
+    std::vector<std::uint32_t> symbol_pool_, stamps_;
+    std::uint32_t stamp_now_ = 0;
+    bool give_back_ = true;
+    // Packed bytes are stored in slabs of kSlabSize bytes (or one of their own when larger), mapped
+    // apart from the heap, so that they do not interleave with the datamodels made and freed
+    // while packing (and the heap's free room can go back to the system).
+public:
+    static constexpr std::size_t kSlabSize = std::size_t{1} << 18;
+
+private:
+    template <class T>
+    std::span<const T> store(const std::vector<T>& v);
+    struct Slab {
+        std::byte* data = nullptr;
+        std::size_t size = 0;
+        Slab(std::size_t n);
+        Slab(Slab&& o) noexcept : data(std::exchange(o.data, nullptr)), size(o.size) {}
+        Slab& operator=(Slab&&) = delete;
+        ~Slab();
+    };
+    std::vector<Slab> slabs_;
+    std::size_t slab_used_ = 0, slab_size_ = 0, slab_bytes_ = 0;
+    Bytes scratch_;
+    std::vector<std::uint32_t> scratch_relocs_, scratch_strings_;
+    std::vector<std::uint8_t> scratch_steps_;
+};
+
+// The document's binary bytes with its packed subtrees in place (same as dmx::write of the
+// unpacked document).
+Result<Bytes> write(const Document& doc, const PackedSubtrees& packed);
+Result<void> write_to(const Document& doc, const PackedSubtrees& packed, ByteSink& out);
+// The whole datamodel: the document written with its subtrees and read back.
+Result<Document> unpack(const Document& doc, const PackedSubtrees& packed);
+
+}  // namespace lk::dmx

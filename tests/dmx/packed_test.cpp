@@ -1,0 +1,174 @@
+// Packed subtrees: a document written with its subtrees packed as they were made gives the bytes
+// of the whole datamodel written at once.
+#include <gtest/gtest.h>
+
+#include "levelkit/dmx/io.hpp"
+#include "levelkit/dmx/packed.hpp"
+
+namespace lk::dmx {
+namespace {
+
+Guid guid(std::uint32_t n) {
+    Guid g;
+    for (std::size_t i = 0; i < 16; ++i) g.bytes[i] = static_cast<std::uint8_t>(n * 31 + i * 7);
+    g.bytes[0] = static_cast<std::uint8_t>(n);
+    g.bytes[1] = static_cast<std::uint8_t>(n >> 8);
+    return g;
+}
+
+Document binary9() {
+    Document d;
+    d.header.encoding = "binary";
+    d.header.encoding_version = 9;
+    d.header.format = "test";
+    d.header.format_version = 1;
+    return d;
+}
+
+// A subtree of every kind of attribute a binary 9 table indexes (names, string values, null
+// strings, element names) or references (scalar and array, inner and to null), with a large
+// array between two indices (longer than a two-byte step) and inner elements under it.
+ElementRef add_subtree(Document& d, std::uint32_t k, std::uint32_t& next_id, bool big = false) {
+    std::string name = "s";
+    name += std::to_string(k);  // (not "s" + ...: GCC 12 warns wrongly about that)
+    const ElementRef root = d.add_element("Sub", name, guid(next_id++));
+    const ElementRef a = d.add_element("Leaf", "", guid(next_id++));
+    const ElementRef b = d.add_element("Leaf", "b", guid(next_id++));
+    d[a].add("value", std::int32_t(k));
+    d[a].add("label", std::string("leaf ").append(std::to_string(k)));
+    d[b].add("value", 2.5f);
+    d[b].add("self", a);
+    Element& e = d[root];
+    e.add("count", std::int32_t(7));
+    e.add("text", std::string("hello"));
+    e.add("empty", std::string());
+    e.attributes.back().null_string = true;
+    e.add("points", std::vector<float>(big ? 20000 : 3, 1.5f));
+    e.add("after", std::string("unique ").append(std::to_string(k)));
+    e.add("names", std::vector<std::string>{"x", "y"});
+    e.add("leaves", std::vector<ElementRef>{a, b, ElementRef::null()});
+    e.add("first", a);
+    e.add("none", ElementRef::null());
+    return root;
+}
+
+struct Built {
+    Document doc;
+    PackedSubtrees packs;
+};
+
+// The same document whole (`packed` false) or with each subtree packed as it is made.
+Built build(bool packed) {
+    Built out{binary9(), {}};
+    Document& d = out.doc;
+    std::uint32_t next_id = 1;
+    d.root = d.add_element("Root", "root", guid(next_id++));
+    d[d.root].add("title", std::string("hello"));
+    std::vector<ElementRef> kids;
+    Document tree = binary9();
+    for (std::uint32_t k = 0; k < 4; ++k) {
+        if (packed) {
+            tree.clear_elements();
+            tree.header = d.header;
+            tree.root = add_subtree(tree, k, next_id, k == 2);
+            kids.push_back(out.packs.add(d, tree));
+        } else {
+            kids.push_back(add_subtree(d, k, next_id, k == 2));
+        }
+    }
+    d[d.root].add("kids", kids);
+    // References to a subtree's root from elsewhere are fine (here: before the array in
+    // Valve's order, which visits attributes last to first).
+    d[d.root].add("favourite", kids[2]);
+    const ElementRef tail = d.add_element("Tail", "", guid(next_id++));
+    d[tail].add("note", std::string("unique 1"));
+    d[d.root].add("tail", tail);
+    return out;
+}
+
+TEST(PackedSubtrees, WriteTheBytesOfTheWholeDatamodel) {
+    const Built whole = build(false);
+    const Built packed = build(true);
+    EXPECT_EQ(packed.packs.size(), 4u);
+    EXPECT_EQ(packed.doc.size(), 6u);  // root, four placeholders, tail
+    auto a = write(whole.doc);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    auto b = write(packed.doc, packed.packs);
+    ASSERT_TRUE(b.ok()) << b.error().to_string();
+    EXPECT_TRUE(*a == *b);
+    // In pieces, as the CLI writes it.
+    struct Sink final : ByteSink {
+        Bytes got;
+        Result<void> write(ByteSpan b) override {
+            got.insert(got.end(), b.begin(), b.end());
+            return success();
+        }
+    } sink;
+    ASSERT_TRUE(write_to(packed.doc, packed.packs, sink).ok());
+    EXPECT_TRUE(sink.got == *a);
+    auto back = unpack(packed.doc, packed.packs);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
+}
+
+// The error writing gives once `make` has filled a tree that is packed into the document.
+template <class F>
+std::string error_with_tree(F&& make) {
+    Built b = build(true);
+    Document tree = binary9();
+    make(tree);
+    b.doc[b.doc.root].add("extra", b.packs.add(b.doc, tree));
+    auto w = write(b.doc, b.packs);
+    return w.ok() ? std::string("(written)") : w.error().code;
+}
+
+TEST(PackedSubtrees, SubtreesThatCannotBePackedAreErrorsWhenWritten) {
+    EXPECT_EQ(error_with_tree([](Document& tree) {
+                  tree.root = tree.add_element("Sub", "", guid(900));
+                  tree.add_element("Stray", "", guid(901));  // not reachable from the root
+              }),
+              "dmx.pack-not-a-tree");
+    EXPECT_EQ(error_with_tree([](Document& tree) {
+                  tree.root = tree.add_element("Sub", "");  // no GUID
+              }),
+              "dmx.pack-without-id");
+    EXPECT_EQ(error_with_tree([](Document& tree) {
+                  tree.root = tree.add_element("Sub", "", guid(902));
+                  tree[tree.root].add("bad", std::vector<std::string>{std::string("a\0b", 3)});
+              }),
+              "dmx.string-not-representable");
+    // A document whose layout the packs do not fit.
+    auto error_with_header = [](auto&& change) {
+        Built b = build(true);
+        change(b.doc);
+        auto w = write(b.doc, b.packs);
+        return w.ok() ? std::string("(written)") : w.error().code;
+    };
+    EXPECT_EQ(error_with_header([](Document& d) {
+                  d.binary.element_order = BinaryLayout::ElementOrder::breadth_first;
+              }),
+              "dmx.unsupported");
+    EXPECT_EQ(error_with_header([](Document& d) { d.header.encoding_version = 5; }),
+              "dmx.unsupported");  // packed for 9
+    EXPECT_EQ(error_with_header([](Document& d) {
+                  d.header.encoding = "keyvalues2";
+                  d.header.encoding_version = 4;
+              }),
+              "dmx.unsupported");
+}
+
+TEST(PackedSubtrees, VersionsWithoutFourByteIndicesAreNotPacked) {
+    Document d = binary9();
+    d.header.encoding_version = 3;
+    d.root = d.add_element("Root", "", guid(1));
+    PackedSubtrees packs;
+    Document tree = binary9();
+    tree.header.encoding_version = 3;
+    tree.root = tree.add_element("Sub", "", guid(2));
+    d[d.root].add("sub", packs.add(d, tree));
+    ASSERT_TRUE(packs.error().has_value());
+    EXPECT_EQ(packs.error()->code, "dmx.unsupported");
+}
+
+}  // namespace
+}  // namespace lk::dmx
