@@ -151,6 +151,7 @@ void run_convert(Context& ctx, ConvertArgs& a) {
             job.options = a.options;
             job.in_place = a.in_place;
             job.threads = threads;
+            job.give_back_memory = jobs.size() == 1;
             // One job shows its own stages; many show the bar of finished files.
             JobProgress jp(ctx, jobs.size() == 1 ? style : ProgressStyle::none,
                            jobs[i].in.string());

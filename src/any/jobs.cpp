@@ -76,7 +76,8 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
     // The input is no longer needed once it is a scene or model: free it before the output is
     // built (largest VMF -> VMAP: the typed map is 1.7x the file).
     std::unique_ptr<Document>& input = doc.value();
-    opt.release_input = [&input] { input.reset(); };
+    opt.take_input = [&input] { return std::move(input); };
+    opt.give_back_memory = job.give_back_memory;
     auto res = run_path(*path, *input, opt, r.diags);
     if (!res) return fail(std::move(r), std::move(res).error(), in_name);
     r.report = std::move(res.value().report);

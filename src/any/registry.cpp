@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "handlers.hpp"
 #include "levelkit/core/text.hpp"
@@ -212,9 +215,25 @@ Result<ConvertResult> compose(const NeutralSteps<Neutral>& in_steps,
     ConvertOptions in_opt = opt;
     in_opt.for_display = out_steps.draws;
     in_opt.meshes_ok = out_steps.meshes;
-    auto neutral = in_steps.to(in, in_opt, diags, report);
+    // An input the caller gives up goes to `to_spent` or is freed once converted; `in` is not
+    // used after this.
+    std::unique_ptr<Document> owned;
+    if (in_steps.to_spent && opt.take_input) owned = opt.take_input();
+    auto neutral = owned ? in_steps.to_spent(std::move(owned), in_opt, diags, report)
+                         : in_steps.to(in, in_opt, diags, report);
     if (!neutral) return std::move(neutral).error();
-    if (opt.release_input) opt.release_input();  // `in` is not used below
+    if (opt.take_input) {
+        opt.take_input();
+#if defined(__GLIBC__)
+        // A large input was read on several threads: what it held is free but kept by their
+        // malloc arenas, which the output (built on this thread) cannot use. Hand it back.
+        std::error_code ec;
+        if (opt.give_back_memory &&
+            std::filesystem::file_size(opt.input_path, ec) >= (std::size_t{1} << 20) && !ec) {
+            malloc_trim(0);
+        }
+#endif
+    }
     if (opt.progress.cancelled()) return Progress::cancelled_error();
     opt.progress("convert", 0.5);
     auto out = out_steps.from_spent ? out_steps.from_spent(std::move(neutral).value(), opt, diags)

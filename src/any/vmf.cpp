@@ -53,6 +53,8 @@ class VmfLike : public Document {
 public:
     std::string_view format() const override { return "vmf"; }
     virtual const vmf::Map& map() const = 0;
+    // The map, for a conversion that takes the document over and frees it as it goes.
+    virtual vmf::Map& spend_map() = 0;
     virtual std::string_view eol() const = 0;
     Json info() const final { return map_info(map(), eol()); }
 };
@@ -74,6 +76,7 @@ public:
     }
 
     const vmf::Map& map() const override { return doc_.map(); }
+    vmf::Map& spend_map() override { return doc_.map(); }
     std::string_view eol() const override { return doc_.tree().eol(); }
 
 private:
@@ -101,6 +104,7 @@ public:
         return lines_->locate(offset).line;
     }
     const vmf::Map& map() const override { return map_; }
+    vmf::Map& spend_map() override { return map_; }
     std::string_view eol() const override { return eol_; }
 
 private:
@@ -122,6 +126,7 @@ public:
     }
     void validate(Diagnostics& out) const override { vmf::validate(map_, out); }
     const vmf::Map& map() const override { return map_; }
+    vmf::Map& spend_map() override { return map_; }
     std::string_view eol() const override { return eol_; }
 
 private:
@@ -193,6 +198,14 @@ Result<scene::Scene> to_scene(const Document& in, const ConvertOptions& opt, Dia
     return convert::vmf_to_scene(collapsed, diags);
 }
 
+// The same for an input the caller gives up: its solids and entities are freed as they convert.
+Result<scene::Scene> to_spent_scene(std::unique_ptr<Document> in, const ConvertOptions& opt,
+                                    Diagnostics& diags, Json& report) {
+    auto* v = dynamic_cast<VmfLike*>(in.get());
+    if (!v || opt.options.flag("collapse-instances")) return to_scene(*in, opt, diags, report);
+    return convert::vmf_to_scene(std::move(v->spend_map()), diags);
+}
+
 Result<ConvertResult> from_scene(const scene::Scene& s, const ConvertOptions& opt,
                                  Diagnostics& diags) {
     convert::SceneToVmfReport r;
@@ -230,6 +243,7 @@ const FormatHandler vmf{
     .sniff = sniff_vmf,
     .read = read_vmf,
     .scene = {.to = to_scene,
+              .to_spent = to_spent_scene,
               .to_options = {{.name = "collapse-instances",
                               .type = OptionSpec::Type::flag,
                               .default_value = "0",

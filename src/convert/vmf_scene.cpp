@@ -75,7 +75,8 @@ scene::Brush to_scene(const vmf::Solid& s, Diagnostics& diags) {
     return b;
 }
 
-scene::Entity to_scene(const vmf::Entity& e, Diagnostics& diags) {
+// `spend`: the same entity when the caller gives it up (its solids are freed as they convert).
+scene::Entity to_scene(const vmf::Entity& e, Diagnostics& diags, vmf::Entity* spend = nullptr) {
     scene::Entity out;
     out.id = e.id();
     out.keys.reserve(e.keys.size());
@@ -97,7 +98,11 @@ scene::Entity to_scene(const vmf::Entity& e, Diagnostics& diags) {
         }
         out.outputs.push_back(std::move(o));
     }
-    for (const vmf::Solid& s : e.solids) out.brushes.push_back(to_scene(s, diags));
+    out.brushes.reserve(e.solids.size());
+    for (std::size_t i = 0; i < e.solids.size(); ++i) {
+        out.brushes.push_back(to_scene(e.solids[i], diags));
+        if (spend) spend->solids[i] = {};
+    }
     out.editor = editor_info(e.editor, e.hidden);
     out.logical_pos = e.editor.logical_pos;
     return out;
@@ -136,22 +141,26 @@ scene::Visgroup to_scene(const vmf::Visgroup& g, const std::string& path, Diagno
 
 }  // namespace
 
-scene::Scene vmf_to_scene(const vmf::Map& map, Diagnostics& diags) {
+namespace {
+
+scene::Scene vmf_to_scene(const vmf::Map& map, vmf::Map* spend, Diagnostics& diags) {
     scene::Scene s;
     s.source_format = "vmf";
     for (const vmf::KeyValue& kv : map.versioninfo) s.metadata.push_back({kv.key, kv.value});
-    s.world = to_scene(map.world, diags);
+    s.world = to_scene(map.world, diags, spend ? &spend->world : nullptr);
     if (s.world.classname().empty()) s.world.set("classname", "worldspawn");
     for (const vmf::Group& g : map.world.groups) {
         s.groups.push_back({g.id, editor_info(g.editor, false)});
     }
     s.entities.reserve(map.entities.size());
-    for (const vmf::Entity& e : map.entities) {
-        s.entities.push_back(to_scene(e, diags));
+    for (std::size_t i = 0; i < map.entities.size(); ++i) {
+        const vmf::Entity& e = map.entities[i];
+        s.entities.push_back(to_scene(e, diags, spend ? &spend->entities[i] : nullptr));
         for (const vmf::Connection& c : e.connections) {
             if (!c.parsed || s.output_separator) continue;
             s.output_separator = c.separator;
         }
+        if (spend) spend->entities[i] = {};
     }
     for (std::size_t i = 0; i < map.visgroups.size(); ++i) {
         s.visgroups.push_back(
@@ -161,6 +170,18 @@ scene::Scene vmf_to_scene(const vmf::Map& map, Diagnostics& diags) {
     s.active_camera = map.active_camera;
     s.cordons_active = map.cordons_active;
     for (const vmf::Cordon& c : map.cordons) s.cordons.push_back({c.name, c.active, c.boxes});
+    return s;
+}
+
+}  // namespace
+
+scene::Scene vmf_to_scene(const vmf::Map& map, Diagnostics& diags) {
+    return vmf_to_scene(map, nullptr, diags);
+}
+
+scene::Scene vmf_to_scene(vmf::Map&& map, Diagnostics& diags) {
+    scene::Scene s = vmf_to_scene(map, &map, diags);
+    map = {};
     return s;
 }
 

@@ -95,10 +95,13 @@ struct ConvertOptions {
     // Cleared when the consumer cannot hold meshes (VMF): producers then give brushes where
     // they can rebuild them (a WMB's world).
     bool meshes_ok = true;
-    // Called once the input has become the neutral form and is not read again (a whole-file
-    // job frees it there, so that the input and the output are not both held while the output
-    // is built). Steps that convert directly leave it uncalled.
-    std::function<void()> release_input;
+    // Free memory is handed back to the system as the conversion goes (ConvertJob).
+    bool give_back_memory = true;
+    // Hands over the input document when the caller gives it up (a whole-file job): a
+    // conversion through a neutral form takes it once the input is no longer read, or gives it
+    // to NeutralSteps::to_spent, so that the input and the output are not both held. Steps that
+    // convert directly leave it uncalled.
+    std::function<std::unique_ptr<Document>()> take_input;
 };
 
 // A file written next to the output (an OBJ's .mtl, a .gltf's .bin, animation SMDs).
@@ -120,6 +123,10 @@ template <class Neutral>
 struct NeutralSteps {
     Result<Neutral> (*to)(const Document& in, const ConvertOptions& opt, Diagnostics& diags,
                           Json& report) = nullptr;
+    // Optional: `to` for an input nobody else holds (ConvertOptions::take_input), which it may
+    // free as it goes.
+    Result<Neutral> (*to_spent)(std::unique_ptr<Document> in, const ConvertOptions& opt,
+                                Diagnostics& diags, Json& report) = nullptr;
     std::vector<OptionSpec> to_options;
     Result<ConvertResult> (*from)(const Neutral& in, const ConvertOptions& opt,
                                   Diagnostics& diags) = nullptr;

@@ -27,6 +27,9 @@ struct ConvertJob {
     const FormatHandler* output_format = nullptr;
     bool in_place = false;  // allow the output to replace the input
     unsigned threads = 0;   // threads the reader may use (ReadOptions::threads)
+    // Memory freed as the job goes is handed back to the system (a lone job: lower peak), not
+    // kept for the next job on the thread (false: a batch, which would fault it back in).
+    bool give_back_memory = true;
 };
 
 struct ConvertJobOutcome {

@@ -17,6 +17,9 @@ namespace lk::convert {
 // visgroups, groups, cameras, cordons, hidden flags. Keys are copied as written; "id" becomes
 // Entity::id.
 scene::Scene vmf_to_scene(const vmf::Map& map, Diagnostics& diags);
+// The same from a map the caller gives up: each solid and entity is freed once converted, so
+// the map's memory is reused for the scene (`map` is left empty).
+scene::Scene vmf_to_scene(vmf::Map&& map, Diagnostics& diags);
 
 struct SceneToVmfOptions {
     // versioninfo for scenes that do not say (the Source 2 importer requires the block).
