@@ -6,6 +6,7 @@
 #include "levelkit/convert/scene_vmap.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/dmx/io.hpp"
+#include "levelkit/dmx/packed.hpp"
 
 namespace lk {
 
@@ -80,22 +81,40 @@ private:
     vmap::Map map_;
 };
 
-// A vmap built by a converter (no source bytes).
+// A vmap built by a converter (no source bytes), its mesh data packed when it is binary 9.
 class ConvertedVmap final : public Document {
 public:
-    explicit ConvertedVmap(dmx::Document doc) : doc_(std::move(doc)) {}
+    ConvertedVmap(dmx::Document doc, std::unique_ptr<dmx::PackedSubtrees> packed)
+        : doc_(std::move(doc)), packed_(std::move(packed)) {}
     std::string_view format() const override { return "vmap"; }
     Json info() const override {
-        Json j = dmx_info(doc_);
+        Json j;
+        if (packed_) {
+            auto whole = dmx::unpack(doc_, *packed_);
+            if (!whole) return Json{{"format", "vmap"}, {"error", whole.error().to_string()}};
+            j = dmx_info(*whole);
+        } else {
+            j = dmx_info(doc_);
+        }
         j["format"] = "vmap";
         return j;
     }
-    Result<Bytes> write() const override { return dmx::write(doc_); }
-    Result<void> write_to(ByteSink& out) const override { return dmx::write_to(doc_, out); }
-    std::optional<Result<std::string>> dump_text() const override { return dmx::dump_text(doc_); }
+    Result<Bytes> write() const override {
+        return packed_ ? dmx::write(doc_, *packed_) : dmx::write(doc_);
+    }
+    Result<void> write_to(ByteSink& out) const override {
+        return packed_ ? dmx::write_to(doc_, *packed_, out) : dmx::write_to(doc_, out);
+    }
+    std::optional<Result<std::string>> dump_text() const override {
+        if (!packed_) return dmx::dump_text(doc_);
+        auto whole = dmx::unpack(doc_, *packed_);
+        if (!whole) return Result<std::string>(std::move(whole).error());
+        return dmx::dump_text(*whole);
+    }
 
 private:
     dmx::Document doc_;
+    std::unique_ptr<dmx::PackedSubtrees> packed_;
 };
 
 // The header line names the format; the dmx handler scores 100 for any DMX, so a vmap wins.
@@ -149,9 +168,17 @@ Result<ConvertResult> scene_to_vmap_document(SceneArg&& s, const ConvertOptions&
     convert::SceneToVmapOptions so;
     so.seed = seed_of(opt);
     so.default_texture_size = opt.options.number("texture-size").value_or(512);
+    // Binary 9 (what the builder makes): each mesh's data is encoded as it is made, so the
+    // whole output datamodel is never in memory.
+    std::unique_ptr<dmx::PackedSubtrees> packed;
+    if (enc->name == "binary" && enc->version == 9) {
+        packed = std::make_unique<dmx::PackedSubtrees>();
+        packed->give_back_memory(opt.give_back_memory);
+        so.packed = packed.get();
+    }
     convert::SceneToVmapReport r;
     dmx::Document doc = convert::scene_to_vmap(std::forward<SceneArg>(s), diags, so, &r);
-    if (enc->name != "binary" || enc->version != 9) LK_TRY(dmx::convert(doc, *enc));
+    if (!packed) LK_TRY(dmx::convert(doc, *enc));
     ConvertResult out;
     Json& report = out.report;
     report["encoding"] = fmt::format("{} {}", enc->name, enc->version);
@@ -169,7 +196,7 @@ Result<ConvertResult> scene_to_vmap_document(SceneArg&& s, const ConvertOptions&
     report["cameras"] = r.cameras;
     report["lost"] = {{"cordon_boxes", r.cordon_boxes_dropped},
                       {"instance_variables", r.instance_variables_dropped}};
-    out.document = std::make_unique<ConvertedVmap>(std::move(doc));
+    out.document = std::make_unique<ConvertedVmap>(std::move(doc), std::move(packed));
     return out;
 }
 

@@ -58,7 +58,9 @@ public:
     // then freed as they are converted, and their memory goes to the output.
     VmapWriter(const scene::Scene& s, scene::Scene* spend, Diagnostics& diags,
                const SceneToVmapOptions& opt, SceneToVmapReport& report)
-        : s_(s), spend_(spend), diags_(diags), opt_(opt), r_(report), b_(opt.seed, opt.build) {}
+        : s_(s), spend_(spend), diags_(diags), opt_(opt), r_(report), b_(opt.seed, opt.build) {
+        b_.pack_meshes(opt.packed);
+    }
 
     dmx::Document run() {
         std::vector<std::pair<std::string, std::string>> world_props;
@@ -85,21 +87,47 @@ public:
                 meshes += solid(e.brushes, e.meshes);
                 entities += 1 + e.outputs.size();
             }
-            b_.doc().reserve(b_.doc().size() + 19 * meshes + 3 * entities);
+            if (opt_.packed) {
+                // A packed mesh (one per displaced side of a brush with displacements),
+                // entity without brushes or prefab leaves one placeholder; the rest as above, plus
+                // groups, visgroups (set and data) and cameras.
+                const auto placed = [](const auto& bs, const auto& ms) {
+                    std::size_t n = 0;
+                    for (const scene::Brush& b : bs) {
+                        std::size_t d = 0;
+                        for (const scene::BrushSide& sd : b.sides) d += sd.displacement ? 1 : 0;
+                        n += d > 0 ? d : b.sides.size() >= 4;
+                    }
+                    for (const scene::Mesh& m : ms) n += !m.faces.empty();
+                    return n;
+                };
+                std::size_t packs = placed(s_.world.brushes, s_.world.meshes), others = 16;
+                for (const scene::Entity& e : s_.entities) {
+                    const std::size_t n = placed(e.brushes, e.meshes);
+                    const bool leaf = e.brushes.empty() && e.meshes.empty();
+                    packs += n + (leaf ? 1 : 0);
+                    others += leaf ? 0 : 3 + e.outputs.size();
+                }
+                std::function<std::size_t(const std::vector<scene::Visgroup>&)> sets =
+                    [&](const std::vector<scene::Visgroup>& gs) {
+                        std::size_t n = 0;
+                        for (const scene::Visgroup& g : gs) n += 2 + sets(g.children);
+                        return n;
+                    };
+                others += s_.groups.size() + sets(s_.visgroups) + s_.cameras.size();
+                opt_.packed->reserve(opt_.packed->size() + packs);
+                b_.doc().reserve(b_.doc().size() + packs + others);
+            } else {
+                b_.doc().reserve(b_.doc().size() + 19 * meshes + 3 * entities);
+            }
         }
         for (const scene::Visgroup& g : s_.visgroups) add_visgroup(ElementRef::null(), g);
-        for (std::size_t i = 0; i < s_.world.brushes.size(); ++i) {
-            add_brush(parent_of(s_.world.brushes[i].editor), s_.world.brushes[i]);
-            if (spend_) spend_->world.brushes[i] = {};
-        }
-        for (std::size_t i = 0; i < s_.world.meshes.size(); ++i) {
-            add_scene_mesh(parent_of(s_.world.meshes[i].editor), s_.world.meshes[i]);
-            if (spend_) spend_->world.meshes[i] = {};
-        }
-        for (std::size_t i = 0; i < s_.entities.size(); ++i) {
-            add_entity(s_.entities[i]);
-            if (spend_) spend_->entities[i] = {};
-        }
+        each(s_.world.brushes, spend_ ? &spend_->world.brushes : nullptr,
+             [&](const scene::Brush& b) { add_brush(parent_of(b.editor), b); });
+        each(s_.world.meshes, spend_ ? &spend_->world.meshes : nullptr,
+             [&](const scene::Mesh& m) { add_scene_mesh(parent_of(m.editor), m); });
+        each(s_.entities, spend_ ? &spend_->entities : nullptr,
+             [&](const scene::Entity& e) { add_entity(e); });
         if (!s_.cameras.empty()) {
             const auto active = s_.active_camera >= 0 && static_cast<std::size_t>(
                                                              s_.active_camera) < s_.cameras.size()
@@ -116,6 +144,24 @@ public:
     }
 
 private:
+    // Converts `items` in order. `spend` (the same vector, when the scene is given up): each
+    // item is freed once converted, and once the converted ones are half the vector or more
+    // they are dropped from it, so that the vector's own memory is returned as well.
+    template <class T, class F>
+    static void each(const std::vector<T>& items, std::vector<T>* spend, F&& convert) {
+        std::size_t i = 0;
+        while (i < items.size()) {
+            convert(items[i]);
+            if (spend) (*spend)[i] = {};
+            ++i;
+            if (spend && i >= 256 && 2 * i >= items.size()) {
+                spend->erase(spend->begin(), spend->begin() + static_cast<std::ptrdiff_t>(i));
+                spend->shrink_to_fit();
+                i = 0;
+            }
+        }
+    }
+
     // --- organisation ---
 
     void add_visgroup(ElementRef parent, const scene::Visgroup& g) {
@@ -471,7 +517,8 @@ private:
             d.outputs.push_back(
                 {o.output, o.target, o.input, o.param, static_cast<float>(o.delay), o.times});
         }
-        const ElementRef n = b_.add_entity(parent_of(e.editor), d);
+        const ElementRef n =
+            b_.add_entity(parent_of(e.editor), d, e.brushes.empty() && e.meshes.empty());
         ++r_.entities;
         organise(n, e.editor);
         for (const scene::Brush& br : e.brushes) add_brush(n, br);

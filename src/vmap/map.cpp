@@ -284,13 +284,31 @@ MapBuilder::MapBuilder(std::uint64_t seed, const BuildOptions& opt) : ids_(seed)
 }
 
 ElementRef MapBuilder::new_element(std::string_view cls) {
-    return doc_.add_element(cls, {}, ids_.guid());
+    return new_element(doc_, cls);
+}
+
+ElementRef MapBuilder::new_element(dmx::Document& d, std::string_view cls) {
+    return d.add_element(cls, {}, ids_.guid());
+}
+
+void MapBuilder::attach(ElementRef parent, ElementRef n) {
+    if (parent.is_null()) return;
+    dmx::Attribute* c = doc_[parent].find("children");
+    if (!c) c = doc_[world_].find("children");  // a packed node: see pack_meshes
+    c->value.get<std::vector<ElementRef>>().push_back(n);
 }
 
 ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const Transform& t,
                                 std::size_t more_attributes) {
-    const ElementRef n = new_element(cls);
-    dmx::Element& e = doc_[n];
+    const ElementRef n = add_node(doc_, cls, parent, t, more_attributes);
+    attach(parent, n);
+    return n;
+}
+
+ElementRef MapBuilder::add_node(dmx::Document& d, std::string_view cls, ElementRef parent,
+                                const Transform& t, std::size_t more_attributes) {
+    const ElementRef n = new_element(d, cls);
+    dmx::Element& e = d[n];
     // Every element's attributes are reserved at their final count where the builder knows it:
     // grown one at a time they cost five or six allocations an element and up to twice the
     // memory.
@@ -307,27 +325,41 @@ ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const T
     e.add("transformLocked", false);
     e.add("variableTargetKeys", std::vector<std::string>{});
     e.add("variableNames", std::vector<std::string>{});
-    if (!parent.is_null()) {
-        doc_[parent].find("children")->value.get<std::vector<ElementRef>>().push_back(n);
-    }
     return n;
+}
+
+ElementRef MapBuilder::finish_node(dmx::Document& d, ElementRef parent, ElementRef n) {
+    if (&d == &doc_) {
+        attach(parent, n);
+        return n;
+    }
+    d.root = n;
+    const ElementRef placeholder = packs_->add(doc_, d);
+    attach(parent, placeholder);
+    return placeholder;
 }
 
 void MapBuilder::add_entity_parts(ElementRef node,
                                   const std::vector<std::pair<std::string, std::string>>* props,
                                   const std::vector<EntityData::Output>& outputs) {
-    const ElementRef plugs = new_element("DmePlugList");
-    doc_[plugs].attributes.reserve(4);
-    doc_[plugs].add("names", std::vector<std::string>{});
-    doc_[plugs].add("dataTypes", std::vector<std::int32_t>{});
-    doc_[plugs].add("plugTypes", std::vector<std::int32_t>{});
-    doc_[plugs].add("descriptions", std::vector<std::string>{});
-    doc_[node].add("relayPlugData", plugs);
+    add_entity_parts(doc_, node, props, outputs);
+}
+
+void MapBuilder::add_entity_parts(dmx::Document& d, ElementRef node,
+                                  const std::vector<std::pair<std::string, std::string>>* props,
+                                  const std::vector<EntityData::Output>& outputs) {
+    const ElementRef plugs = new_element(d, "DmePlugList");
+    d[plugs].attributes.reserve(4);
+    d[plugs].add("names", std::vector<std::string>{});
+    d[plugs].add("dataTypes", std::vector<std::int32_t>{});
+    d[plugs].add("plugTypes", std::vector<std::int32_t>{});
+    d[plugs].add("descriptions", std::vector<std::string>{});
+    d[node].add("relayPlugData", plugs);
     std::vector<ElementRef> conns;
     conns.reserve(outputs.size());
     for (const EntityData::Output& o : outputs) {
-        const ElementRef c = new_element("DmeConnectionData");
-        dmx::Element& e = doc_[c];
+        const ElementRef c = new_element(d, "DmeConnectionData");
+        dmx::Element& e = d[c];
         e.attributes.reserve(7);
         e.add("outputName", o.output);
         e.add("targetType", std::int32_t{7});  // what Hammer writes for a named target
@@ -338,12 +370,12 @@ void MapBuilder::add_entity_parts(ElementRef node,
         e.add("timesToFire", o.times);
         conns.push_back(c);
     }
-    doc_[node].add("connectionsData", std::move(conns));
+    d[node].add("connectionsData", std::move(conns));
     if (!props) return;
-    const ElementRef p = new_element("EditGameClassProps");
-    doc_[p].attributes.reserve(props->size());
-    for (const auto& [k, v] : *props) set_property(doc_[p], k, v);
-    doc_[node].add("entity_properties", p);
+    const ElementRef p = new_element(d, "EditGameClassProps");
+    d[p].attributes.reserve(props->size());
+    for (const auto& [k, v] : *props) set_property(d[p], k, v);
+    d[node].add("entity_properties", p);
 }
 
 void MapBuilder::set_world_properties(
@@ -354,20 +386,33 @@ void MapBuilder::set_world_properties(
     if (!e.has("classname")) e.set("classname", "worldspawn");
 }
 
-ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent) {
+void MapBuilder::pack_meshes(dmx::PackedSubtrees* packs) {
+    packs_ = packs;
+    if (packs_ && !tree_) tree_ = std::make_unique<dmx::Document>();
+}
+
+dmx::Document& MapBuilder::packed_tree() {
+    tree_->clear_elements();
+    tree_->header = doc_.header;
+    return *tree_;
+}
+
+ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent, bool leaf) {
+    dmx::Document& d = packs_ && leaf ? packed_tree() : doc_;
     // relayPlugData, connectionsData, entity_properties, hitNormal, isProceduralEntity.
-    const ElementRef n = add_node("CMapEntity", parent, ent.transform, 5);
-    add_entity_parts(n, &ent.properties, ent.outputs);
-    doc_[n].add("hitNormal", dmx::Vector3{0, 0, 1});
-    doc_[n].add("isProceduralEntity", false);
-    return n;
+    const ElementRef n = add_node(d, "CMapEntity", parent, ent.transform, 5);
+    add_entity_parts(d, n, &ent.properties, ent.outputs);
+    d[n].add("hitNormal", dmx::Vector3{0, 0, 1});
+    d[n].add("isProceduralEntity", false);
+    return finish_node(d, parent, n);
 }
 
 ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transform& t) {
+    dmx::Document& d = packs_ ? packed_tree() : doc_;
     // The 19 mesh defaults below and meshData.
-    const ElementRef n = add_node("CMapMesh", parent, t, 20);
+    const ElementRef n = add_node(d, "CMapMesh", parent, t, 20);
     // Defaults as Hammer writes a fresh mesh (vmap 29).
-    dmx::Element* e = &doc_[n];
+    dmx::Element* e = &d[n];
     e->add("cubeMapName", "");
     e->add("lightGroup", "");
     e->add("visexclude", false);
@@ -390,9 +435,9 @@ ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transfor
     for (const std::string& m : mesh.materials) {
         if (material_set_.insert(m).second) materials_.push_back(m);
     }
-    const ElementRef md = vmap::add_mesh(doc_, std::move(mesh), ids_);  // may reallocate elements
-    doc_[n].add("meshData", md);
-    return n;
+    const ElementRef md = vmap::add_mesh(d, std::move(mesh), ids_);  // may reallocate elements
+    d[n].add("meshData", md);
+    return finish_node(d, parent, n);
 }
 
 ElementRef MapBuilder::add_group(ElementRef parent, const Transform& t) {
@@ -400,11 +445,12 @@ ElementRef MapBuilder::add_group(ElementRef parent, const Transform& t) {
 }
 
 ElementRef MapBuilder::add_prefab(ElementRef parent, const PrefabData& p) {
+    dmx::Document& d = packs_ ? packed_tree() : doc_;
     // relayPlugData, connectionsData and the ten prefab attributes below.
-    const ElementRef n = add_node("CMapPrefab", parent, p.transform, 12);
+    const ElementRef n = add_node(d, "CMapPrefab", parent, p.transform, 12);
     // A prefab has plugs and connections but no entity_properties (hla_*_vmap29.vmap).
-    add_entity_parts(n, nullptr, {});
-    dmx::Element& e = doc_[n];
+    add_entity_parts(d, n, nullptr, {});
+    dmx::Element& e = d[n];
     e.set("target", ElementRef::null());
     e.set("targetMapPath", p.target_map);
     e.set("targetName", p.target_name);
@@ -415,7 +461,7 @@ ElementRef MapBuilder::add_prefab(ElementRef parent, const PrefabData& p) {
     e.set("fixupEntityNames", p.fixup_names);
     e.set("displayColor", dmx::Color{110, 191, 76, 255});
     e.set("visexclude", false);
-    return n;
+    return finish_node(d, parent, n);
 }
 
 void MapBuilder::hide(ElementRef node) {

@@ -43,6 +43,10 @@ struct SceneToVmapOptions {
     std::function<std::array<double, 2>(std::string_view material)> texture_size;
     double default_texture_size = 512;
     vmap::BuildOptions build;
+    // When set, each mesh's data is encoded into `packed` as it is made (MapBuilder::pack_meshes):
+    // the output is then written with dmx::write_to(doc, *packed, sink), binary 9 only, in a
+    // third of the memory.
+    dmx::PackedSubtrees* packed = nullptr;
 };
 
 struct SceneToVmapReport {

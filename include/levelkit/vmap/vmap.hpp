@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@
 #include "levelkit/core/geometry.hpp"
 #include "levelkit/core/result.hpp"
 #include "levelkit/dmx/document.hpp"
+#include "levelkit/dmx/packed.hpp"
 #include "levelkit/vmap/mesh.hpp"
 
 namespace lk::vmap {
@@ -153,8 +155,9 @@ public:
     dmx::Document& doc() { return doc_; }
     ElementRef world() const { return world_; }
 
-    // A CMapEntity under `parent` (the world or a group).
-    ElementRef add_entity(ElementRef parent, const EntityData& e);
+    // A CMapEntity under `parent` (the world or a group). `leaf`: nothing will be placed under
+    // it (it may then be packed, see pack_meshes).
+    ElementRef add_entity(ElementRef parent, const EntityData& e, bool leaf = false);
     // Sets the world's entity_properties (classname worldspawn is added when missing).
     void set_world_properties(const std::vector<std::pair<std::string, std::string>>& props);
     // A CMapMesh holding `mesh` under `parent`.
@@ -172,6 +175,13 @@ public:
     ElementRef add_selection_set(ElementRef parent, std::string_view name);
     void select(ElementRef set, ElementRef node);
 
+    // From here on each mesh (its CMapMesh node and the elements under it), each leaf entity
+    // and each prefab is encoded into `packs` as it is made and the document holds its placeholder,
+    // which add_* return: write the document with dmx::write_to(doc, *packs, sink) (the same
+    // bytes as unpacked). A packed node holds no children: nodes added under it go under the
+    // world.
+    void pack_meshes(dmx::PackedSubtrees* packs);
+
     dmx::Document finish();
 
 private:
@@ -179,12 +189,25 @@ private:
     // `more_attributes` the caller adds.
     ElementRef add_node(std::string_view cls, ElementRef parent, const Transform& t,
                         std::size_t more_attributes = 0);
+    // The same in `d` (the document or a tree to pack), not yet under `parent`.
+    ElementRef add_node(dmx::Document& d, std::string_view cls, ElementRef parent,
+                        const Transform& t, std::size_t more_attributes);
+    // Puts `n` (made in `d` by add_node) under `parent`, packed first when `d` is a tree;
+    // returns what the document holds for it.
+    ElementRef finish_node(dmx::Document& d, ElementRef parent, ElementRef n);
+    void attach(ElementRef parent, ElementRef n);
+    // The document a packed node is made in (emptied).
+    dmx::Document& packed_tree();
     static constexpr std::size_t kNodeAttributes = 11;
     // relayPlugData, connectionsData and (unless `props` is null) entity_properties.
     void add_entity_parts(ElementRef node,
                           const std::vector<std::pair<std::string, std::string>>* props,
                           const std::vector<EntityData::Output>& outputs);
+    void add_entity_parts(dmx::Document& d, ElementRef node,
+                          const std::vector<std::pair<std::string, std::string>>* props,
+                          const std::vector<EntityData::Output>& outputs);
     ElementRef new_element(std::string_view cls);
+    ElementRef new_element(dmx::Document& d, std::string_view cls);
 
     dmx::Document doc_;
     IdSource ids_;
@@ -193,6 +216,8 @@ private:
     std::int32_t next_node_id_ = 2;
     std::vector<std::string> materials_;  // map_asset_references, first use first
     std::unordered_set<std::string> material_set_;
+    dmx::PackedSubtrees* packs_ = nullptr;
+    std::unique_ptr<dmx::Document> tree_;  // reused for each packed node (keeps its symbols)
 };
 
 }  // namespace lk::vmap
