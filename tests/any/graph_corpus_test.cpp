@@ -73,6 +73,15 @@ TEST(GraphCorpus, BspAndGamestudioToVmap) {
         invalid += bad;
         const Json vi = out.value()->info();
         meshes += vi["meshes"].get<std::size_t>();
+        // The converted document itself (its meshes packed) tells the same, and prints.
+        const Json ci = vmap->document->info();
+        EXPECT_EQ(ci["elements"], vi["elements"]) << name;
+        EXPECT_EQ(ci["attributes"], vi["attributes"]) << name;
+        if (maps == 0) {
+            auto text = vmap->document->dump_text();
+            ASSERT_TRUE(text && text->ok()) << name;
+            EXPECT_NE(text->value().find("CMapWorld"), std::string::npos) << name;
+        }
         // The VMF conversion's entities, func_detail apart.
         auto vmf_doc = reread(*vmf, name + ".vmf");
         ASSERT_TRUE(vmf_doc) << name;
