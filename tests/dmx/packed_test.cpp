@@ -117,7 +117,8 @@ std::string error_with_tree(F&& make) {
     Built b = build(true);
     Document tree = binary9();
     make(tree);
-    b.doc[b.doc.root].add("extra", b.packs.add(b.doc, tree));
+    const ElementRef placeholder = b.packs.add(b.doc, tree);  // (may move the elements)
+    b.doc[b.doc.root].add("extra", placeholder);
     auto w = write(b.doc, b.packs);
     return w.ok() ? std::string("(written)") : w.error().code;
 }
@@ -165,7 +166,8 @@ TEST(PackedSubtrees, VersionsWithoutFourByteIndicesAreNotPacked) {
     Document tree = binary9();
     tree.header.encoding_version = 3;
     tree.root = tree.add_element("Sub", "", guid(2));
-    d[d.root].add("sub", packs.add(d, tree));
+    const ElementRef placeholder = packs.add(d, tree);  // (may move the elements)
+    d[d.root].add("sub", placeholder);
     ASSERT_TRUE(packs.error().has_value());
     EXPECT_EQ(packs.error()->code, "dmx.unsupported");
 }
