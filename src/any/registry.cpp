@@ -1,11 +1,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include <filesystem>
 
 #include "handlers.hpp"
+#include "levelkit/core/memory.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/model/model.hpp"
 
@@ -224,15 +223,13 @@ Result<ConvertResult> compose(const NeutralSteps<Neutral>& in_steps,
     if (!neutral) return std::move(neutral).error();
     if (opt.take_input) {
         opt.take_input();
-#if defined(__GLIBC__)
         // A large input was read on several threads: what it held is free but kept by their
         // malloc arenas, which the output (built on this thread) cannot use. Hand it back.
         std::error_code ec;
         if (opt.give_back_memory &&
             std::filesystem::file_size(opt.input_path, ec) >= (std::size_t{1} << 20) && !ec) {
-            malloc_trim(0);
+            give_back_free_heap();
         }
-#endif
     }
     if (opt.progress.cancelled()) return Progress::cancelled_error();
     opt.progress("convert", 0.5);

@@ -1,13 +1,8 @@
 #include <fmt/format.h>
 
-#include <atomic>
-#include <bit>
 #include <cstring>
 #include <mutex>
 #include <new>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #if __has_include(<sys/mman.h>)
 #include <sys/mman.h>
 #define LK_MMAP_SLABS 1
@@ -24,7 +19,9 @@
 
 #include "binary_common.hpp"
 #include "flat_map.hpp"
+#include "gather.hpp"
 #include "internal.hpp"
+#include "levelkit/core/memory.hpp"
 #include "levelkit/core/text.hpp"
 
 namespace lk::dmx::detail {
@@ -66,7 +63,7 @@ private:
         }
     }
     void put_symbol(Symbol s) {
-        if (pool_) return put_index(static_cast<std::int32_t>(pool_->symbol(s)));
+        if (pool_) return put_index(static_cast<std::int32_t>(pool_->symbol(s.id(), s.str())));
         std::int32_t& cached = symbol_index_[s.id()];
         if (cached == -2) cached = index_of(s.str());
         put_index(cached);
@@ -306,25 +303,17 @@ Result<void> BinaryWriter::pack(PackedSubtrees& pool, Pack& out, std::vector<std
     }
     out.version = ver_.v;
     out.elements = static_cast<std::uint32_t>(order.size());
-    // The subtree's strings in Valve's gather order (as valve_gather, by pool id): class, name,
-    // attribute names last to first with their string values, and the unsaved "name".
+    // The subtree's strings in Valve's gather order, by pool id (symbols by their cached id;
+    // "name", gathered for every element, without hashing it each time).
     const std::uint32_t stamp = pool.next_stamp();
     strings.clear();
-    auto add = [&](std::uint32_t id) {
-        if (pool.first_in(id, stamp)) strings.push_back(id);
-    };
     const std::uint32_t name_id = pool.intern("name");
-    for (ElementRef r : order) {
-        const Element& e = doc_[r];
-        add(pool.symbol(e.type));
-        if (!e.null_name) add(pool.intern(e.name));
-        for (auto it = e.attributes.rbegin(); it != e.attributes.rend(); ++it) {
-            add(pool.symbol(it->name));
-            if (it->null_string) continue;
-            if (auto* s = it->value.get_if<std::string>()) add(pool.intern(*s));
-        }
-        add(name_id);
-    }
+    gather(doc_, order, ver_.v, Phantoms::subtree, [&](std::string_view s, std::uint32_t sym) {
+        const std::uint32_t id = sym != kNotASymbol ? pool.symbol(sym, s)
+                                 : s == "name"      ? name_id
+                                                    : pool.intern(s);
+        if (pool.first_in(id, stamp)) strings.push_back(id);
+    });
     pool_ = &pool;
     relocs_ = &relocs;
     for (ElementRef r : order) put_index_entry(r);
@@ -504,6 +493,12 @@ Result<void> write_binary(const Document& doc, ByteWriter& out) {
 
 namespace lk::dmx {
 
+namespace {
+// Heap freed while packing is handed back once half a megabyte more is free than after the
+// last time (give_back_free_heap).
+constexpr std::size_t kTrimStep = std::size_t{1} << 19;
+}  // namespace
+
 PackedSubtrees::PackedSubtrees()
     : pool_index_(std::make_unique<detail::FlatStringMap<std::uint32_t>>()),
       sequences_(std::make_unique<detail::FlatStringMap<std::span<const std::uint32_t>>>()) {}
@@ -522,28 +517,6 @@ std::uint32_t PackedSubtrees::intern(std::string_view s) {
 std::size_t PackedSubtrees::memory() const {
     return slab_bytes_ + packs_.capacity() * sizeof(detail::Pack);
 }
-
-namespace {
-// Returns the heap's free pages to the system once half a megabyte more is free than after the last
-// time (a trim walks every free block of every thread's heap, so it is not repeated for little).
-void give_back_free_heap() {
-#if defined(__GLIBC__)
-    static std::atomic<std::size_t> free_after_last{0};
-    const std::size_t now = mallinfo2().fordblks;
-    if (now < free_after_last.load(std::memory_order_relaxed) + (std::size_t{1} << 19)) {
-        // Less free than before (memory reused) lowers the mark, so that what is freed next
-        // counts from there.
-        if (now < free_after_last.load(std::memory_order_relaxed)) {
-            free_after_last.store(now, std::memory_order_relaxed);
-        }
-        return;
-    }
-    malloc_trim(0);
-    free_after_last.store(mallinfo2().fordblks, std::memory_order_relaxed);
-#endif
-}
-
-}  // namespace
 
 #if LK_MMAP_SLABS
 namespace {
@@ -609,7 +582,7 @@ std::span<const T> PackedSubtrees::store(const std::vector<T>& v) {
         slab_bytes_ += slab_size_;
         // What the caller freed while these were filled (the converted input) goes back to
         // the system; the slabs do not take it.
-        if (give_back_) give_back_free_heap();
+        if (give_back_) give_back_free_heap(kTrimStep);
         slab_used_ = 0;
     }
     std::byte* at = slabs_.back().data + slab_used_;
@@ -705,7 +678,7 @@ Result<void> write_to(const Document& doc, const PackedSubtrees& packed, ByteSin
     }
     // Smaller pieces than unpacked: what is left of the datamodel is small beside them.
     // What the packing freed, before the table and index are made.
-    if (packed.gives_back_memory()) give_back_free_heap();
+    if (packed.gives_back_memory()) give_back_free_heap(kTrimStep);
     ByteWriter w;
     w.drain_to(out, std::size_t{1} << 16);
     detail::BinaryWriter bw(doc, w, &packed);

@@ -3,14 +3,11 @@
 #include <unordered_set>
 
 #include "flat_map.hpp"
+#include "gather.hpp"
 #include "internal.hpp"
 #include "levelkit/dmx/packed.hpp"
 
 namespace lk::dmx::detail {
-
-namespace {
-constexpr std::string_view kPrefixAttribute = "$prefix_attribute$";
-}
 
 bool in_binary_index(const Document& doc, ElementRef e) {
     const Element* el = doc.get(e);
@@ -145,51 +142,6 @@ std::vector<ElementRef> binary_element_order(const Document& doc) {
 
 namespace {
 
-// Strings in Valve's GatherSymbols order; `phantoms` adds the names of attributes Valve holds
-// but does not save ("name", "$prefix_attribute$"). `add(text, symbol)` gets each string with
-// its symbol id (kNotASymbol for string values), so that repeats of a symbol can be told
-// without hashing its text. `expand(r, add)` may give an element's strings instead (a packed
-// subtree's placeholder) and return true.
-constexpr std::uint32_t kNotASymbol = UINT32_MAX;
-
-struct NoExpand {
-    template <class F>
-    bool operator()(ElementRef, const F&) const {
-        return false;
-    }
-};
-
-template <class F, class X = NoExpand>
-void gather(const Document& doc, const std::vector<ElementRef>& order, int version, bool phantoms,
-            F&& add, X expand = {}) {
-    const bool names = version >= 4;
-    const bool dup_prefix = in_binary_index(doc, doc.prefix);
-    auto symbol_id = [&](std::string_view s) {
-        const auto sym = doc.symbols().find(s);
-        return sym ? sym->id() : kNotASymbol;
-    };
-    const std::uint32_t name_id = phantoms ? symbol_id("name") : kNotASymbol;
-    const std::uint32_t prefix_id = phantoms ? symbol_id(kPrefixAttribute) : kNotASymbol;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        const ElementRef r = order[i];
-        const Element& e = doc[r];
-        if (i + 1 < order.size()) prefetch_attributes(doc[order[i + 1]]);
-        if (expand(r, add)) continue;
-        add(e.type.str(), e.type.id());
-        if (names && !e.null_name) add(std::string_view(e.name), kNotASymbol);
-        if (phantoms && dup_prefix && r == doc.root) add(kPrefixAttribute, prefix_id);
-        for (auto it = e.attributes.rbegin(); it != e.attributes.rend(); ++it) {
-            add(it->name.str(), it->name.id());
-            if (names && !it->null_string) {
-                if (auto* s = it->value.get_if<std::string>()) {
-                    add(std::string_view(*s), kNotASymbol);
-                }
-            }
-        }
-        if (phantoms) add("name", name_id);
-    }
-}
-
 // First sightings of gathered strings: symbols are checked by id, other strings by text.
 class FirstSeen {
 public:
@@ -215,7 +167,7 @@ std::vector<std::string_view> valve_gather(const Document& doc,
                                            const std::vector<ElementRef>& order, int version) {
     std::vector<std::string_view> out;
     FirstSeen first(doc);
-    gather(doc, order, version, true, [&](std::string_view s, std::uint32_t sym) {
+    gather(doc, order, version, Phantoms::file, [&](std::string_view s, std::uint32_t sym) {
         if (first(s, sym)) out.push_back(s);
     });
     return out;
@@ -236,7 +188,7 @@ std::vector<std::string_view> valve_gather(const Document& doc,
         return true;
     };
     gather(
-        doc, order, version, true,
+        doc, order, version, Phantoms::file,
         [&](std::string_view s, std::uint32_t sym) {
             if (first(s, sym)) out.push_back(s);
         },
@@ -269,7 +221,7 @@ std::vector<std::string_view> needed_strings(const Document& doc,
                                              const std::vector<ElementRef>& order, int version) {
     std::vector<std::string_view> out;
     FirstSeen first(doc);
-    gather(doc, order, version, false, [&](std::string_view s, std::uint32_t sym) {
+    gather(doc, order, version, Phantoms::none, [&](std::string_view s, std::uint32_t sym) {
         if (first(s, sym)) out.push_back(s);
     });
     return out;
@@ -285,14 +237,14 @@ std::vector<std::string> binary_string_table(const Document& doc,
             out = L.string_table;
             for (const std::string& s : out) first.insert(s);
             std::vector<std::string> missing;
-            gather(doc, order, version, false, [&](std::string_view s, std::uint32_t sym) {
+            gather(doc, order, version, Phantoms::none, [&](std::string_view s, std::uint32_t sym) {
                 if (first(s, sym)) missing.emplace_back(s);
             });
             out.insert(out.end(), missing.begin(), missing.end());
             break;
         }
         case BinaryLayout::StringOrder::sorted: {
-            gather(doc, order, version, false, [&](std::string_view s, std::uint32_t sym) {
+            gather(doc, order, version, Phantoms::none, [&](std::string_view s, std::uint32_t sym) {
                 if (first(s, sym)) out.emplace_back(s);
             });
             std::sort(out.begin(), out.end());

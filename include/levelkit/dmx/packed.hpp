@@ -82,13 +82,14 @@ public:
     const std::string& string(std::uint32_t id) const { return pool_[id]; }
     std::uint32_t intern(std::string_view s);
     std::size_t strings() const { return pool_.size(); }
-    // For packing: the pool id of a symbol, cached by symbol id (trees made in turn in one
+    // For packing: the pool id of a symbol (its id in the document's table, its text), cached by
+    // symbol id (trees made in turn in one
     // document share their symbols; a tree of another table is told by the text), and whether
     // a pool id is seen for the first time in the tree `stamp` (from next_stamp()).
-    std::uint32_t symbol(Symbol s) {
-        if (s.id() >= symbol_pool_.size()) symbol_pool_.resize(s.id() + 1, kNone);
-        std::uint32_t& id = symbol_pool_[s.id()];
-        if (id == kNone || pool_[id] != s.str()) id = intern(s.str());
+    std::uint32_t symbol(std::uint32_t symbol_id, std::string_view text) {
+        if (symbol_id >= symbol_pool_.size()) symbol_pool_.resize(symbol_id + 1, kNone);
+        std::uint32_t& id = symbol_pool_[symbol_id];
+        if (id == kNone || pool_[id] != text) id = intern(text);
         return id;
     }
     std::uint32_t next_stamp() { return ++stamp_now_; }
