@@ -305,6 +305,7 @@ Result<void> BinaryWriter::pack(PackedSubtrees& pool, Pack& out, std::vector<std
     out.elements = static_cast<std::uint32_t>(order.size());
     // The subtree's strings in Valve's gather order, by pool id (symbols by their cached id;
     // "name", gathered for every element, without hashing it each time).
+    pool.use_symbols(doc_.symbols());
     const std::uint32_t stamp = pool.next_stamp();
     strings.clear();
     const std::uint32_t name_id = pool.intern("name");

@@ -1,9 +1,15 @@
 #include "levelkit/dmx/document.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 
 namespace lk::dmx {
+
+std::uint64_t SymbolTable::next_uid() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Symbol SymbolTable::intern(std::string_view s) {
     // The address's bits mixed (literals sit a few bytes apart), the top ones taken.

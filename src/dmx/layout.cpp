@@ -155,9 +155,17 @@ public:
         }
         return seen_.try_emplace(s, 1).second;
     }
+    // A packed subtree's string by its pool id (of `pool_size`): repeats are told by the id,
+    // the first sighting by the text, which an unpacked element may have gathered already.
+    bool pooled(std::string_view s, std::uint32_t id, std::size_t pool_size) {
+        if (pool_seen_.size() < pool_size) pool_seen_.resize(pool_size, 0);
+        if (pool_seen_[id]) return false;
+        pool_seen_[id] = 1;
+        return seen_.try_emplace(s, 1).second;
+    }
 
 private:
-    std::vector<char> symbol_seen_;
+    std::vector<char> symbol_seen_, pool_seen_;
     FlatStringMap<char> seen_;
 };
 
@@ -179,11 +187,12 @@ std::vector<std::string_view> valve_gather(const Document& doc,
                                            const std::vector<std::int32_t>& pack_of) {
     std::vector<std::string_view> out;
     FirstSeen first(doc);
-    auto expand = [&](ElementRef r, const auto& add) {
+    auto expand = [&](ElementRef r, const auto&) {
         const std::int32_t p = pack_of[static_cast<std::size_t>(r.index)];
         if (p < 0) return false;
         for (std::uint32_t id : packed.pack(static_cast<std::size_t>(p)).strings) {
-            add(std::string_view(packed.string(id)), kNotASymbol);
+            const std::string_view s = packed.string(id);
+            if (first.pooled(s, id, packed.strings())) out.push_back(s);
         }
         return true;
     };

@@ -111,6 +111,42 @@ TEST(PackedSubtrees, WriteTheBytesOfTheWholeDatamodel) {
     EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
 }
 
+// Trees made in documents of their own: each table numbers its symbols from 0, so the same
+// symbol id names another string in each (the pool's symbol cache must not mix them up).
+TEST(PackedSubtrees, TreesOfDifferentSymbolTables) {
+    auto make = [](bool packed) {
+        Built out{binary9(), {}};
+        Document& d = out.doc;
+        std::uint32_t next_id = 1;
+        d.root = d.add_element("Root", "root", guid(next_id++));
+        std::vector<ElementRef> kids;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            Document tree = binary9();
+            Document& into = packed ? tree : d;
+            const std::string cls = k == 1 ? "Beta" : "Alpha";
+            const ElementRef r = into.add_element(cls, "t", guid(next_id++));
+            into[r].add(k == 1 ? "y" : "x", std::int32_t(k));
+            into[r].add(k == 1 ? "x" : "y", std::string(cls));
+            if (packed) {
+                tree.root = r;
+                kids.push_back(out.packs.add(d, tree));
+            } else {
+                kids.push_back(r);
+            }
+        }
+        d[d.root].add("kids", kids);
+        return out;
+    };
+    const Built whole = make(false), packed = make(true);
+    auto a = write(whole.doc);
+    auto b = write(packed.doc, packed.packs);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_TRUE(*a == *b);
+    auto back = unpack(packed.doc, packed.packs);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
+}
+
 // The error writing gives once `make` has filled a tree that is packed into the document.
 template <class F>
 std::string error_with_tree(F&& make) {

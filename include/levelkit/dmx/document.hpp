@@ -66,8 +66,13 @@ public:
     std::optional<Symbol> find(std::string_view s) const;
     std::size_t size() const { return entries_.size(); }
     Symbol at(std::uint32_t id) const { return Symbol(&entries_[id]); }
+    // A number no other table of this process has. Symbol ids are never reused within a table
+    // (it only grows), so a cache keyed by symbol id stays valid while the uid is the same.
+    std::uint64_t uid() const { return uid_; }
 
 private:
+    static std::uint64_t next_uid();
+    const std::uint64_t uid_ = next_uid();
     std::deque<detail::SymbolEntry> entries_;
     std::unordered_map<std::string_view, const detail::SymbolEntry*> index_;
     // Builders intern the same literals over and over ("semanticName", "data"): a small cache

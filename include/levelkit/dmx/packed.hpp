@@ -82,14 +82,19 @@ public:
     const std::string& string(std::uint32_t id) const { return pool_[id]; }
     std::uint32_t intern(std::string_view s);
     std::size_t strings() const { return pool_.size(); }
-    // For packing: the pool id of a symbol (its id in the document's table, its text), cached by
-    // symbol id (trees made in turn in one
-    // document share their symbols; a tree of another table is told by the text), and whether
-    // a pool id is seen for the first time in the tree `stamp` (from next_stamp()).
+    // For packing: the symbols of the document being packed (trees made in turn in one
+    // document share them), the pool id of one of its symbols (by id, cached; `text` is its
+    // text), and whether a pool id is seen for the first time in the tree `stamp` (from
+    // next_stamp()).
+    void use_symbols(const SymbolTable& table) {
+        if (table.uid() == symbols_uid_) return;
+        symbols_uid_ = table.uid();
+        symbol_pool_.clear();
+    }
     std::uint32_t symbol(std::uint32_t symbol_id, std::string_view text) {
         if (symbol_id >= symbol_pool_.size()) symbol_pool_.resize(symbol_id + 1, kNone);
         std::uint32_t& id = symbol_pool_[symbol_id];
-        if (id == kNone || pool_[id] != text) id = intern(text);
+        if (id == kNone) id = intern(text);
         return id;
     }
     std::uint32_t next_stamp() { return ++stamp_now_; }
@@ -110,6 +115,7 @@ private:
     std::optional<Diagnostic> error_;
     static constexpr std::uint32_t kNone = UINT32_MAX;
     std::vector<std::uint32_t> symbol_pool_, stamps_;
+    std::uint64_t symbols_uid_ = 0;  // the table symbol_pool_ is for (uids start at 1)
     std::uint32_t stamp_now_ = 0;
     bool give_back_ = true;
     // Packed bytes are stored in slabs of kSlabSize bytes (or one of their own when larger), mapped
