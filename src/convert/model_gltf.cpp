@@ -641,7 +641,8 @@ Result<ModelGltfFiles> Writer::run() {
         // Each track is sampled at every frame, and with flex tracks every controller.
         const std::size_t sampled =
             c.tracks.size() + (c.flex_tracks.empty() ? 0 : m_.flex.controllers.size());
-        if (auto too_long = dense_sampling_limit(c, sampled)) return std::move(*too_long);
+        if (auto too_long = dense_sampling_limit(c, sampled, opt_.max_node_frames))
+            return std::move(*too_long);
     }
     // glTF-space world bind transforms.
     world_.resize(m_.nodes.size());

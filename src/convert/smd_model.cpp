@@ -737,7 +737,7 @@ Result<std::vector<SmdOutput>> model_to_smd(const model::Model& m, Diagnostics& 
     if (shapes && opt.vta) out.push_back({base + ".vta", vta_smd(m, opt.quad_split)});
     for (const model::Clip& c : m.clips) {
         // Every frame holds every bone (sampled from every node).
-        if (auto too_long = model::dense_sampling_limit(c, m.nodes.size())) {
+        if (auto too_long = model::dense_sampling_limit(c, m.nodes.size(), opt.max_node_frames)) {
             return std::move(*too_long);
         }
         std::string dir = opt.anim_dir;

@@ -242,17 +242,20 @@ std::uint32_t Clip::frame_count() const {
     return static_cast<std::uint32_t>(f) + 1;
 }
 
-std::optional<Diagnostic> dense_sampling_limit(const Clip& clip, std::size_t nodes) {
-    // From the duration, not frame_count() (which stops counting at 10^7 frames).
+std::optional<Diagnostic> dense_sampling_limit(const Clip& clip, std::size_t nodes,
+                                               std::uint64_t limit) {
+    // A caller may ask for less, never for more (frame_count() stops counting at 10^7 frames).
+    limit = std::min(limit, kMaxDenseNodeFrames);
+    // From the duration, not frame_count().
     const double f = std::round(clip.duration * clip.frame_rate) + 1;
-    if (nodes == 0 || !(f > double(kMaxDenseNodeFrames / nodes))) return std::nullopt;
+    if (nodes == 0 || !(f > double(limit / nodes))) return std::nullopt;
     const auto frames = static_cast<std::uint64_t>(std::min(f, 1e18));
     return Diagnostic::error(
         "model.clip-too-long",
         fmt::format("clip '{}' has {} frames ({} s at {} fps) for {} nodes: {} node-frames, more "
                     "than the {} a format that stores every frame is written with",
                     clip.name, frames, clip.duration, clip.frame_rate, nodes, frames * nodes,
-                    kMaxDenseNodeFrames));
+                    limit));
 }
 
 namespace {

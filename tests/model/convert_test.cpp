@@ -247,7 +247,8 @@ TEST(SmdModel, AnimationsAreNamedAsBlenderSourceToolsNamesThem) {
 }
 
 // A clip whose every frame would be written for every node past model::kMaxDenseNodeFrames
-// (here ten days at 30 fps) is a located error for SMD and glTF, not gigabytes of frames.
+// (here ten days at 30 fps), or past a lower bound the caller sets, is a located error for SMD
+// and glTF, not gigabytes of frames.
 TEST(SmdModel, ClipTooLongToSampleIsAnError) {
     model::Model m = model::Model::with_root("Armature");
     m.nodes.push_back({"Bone", 0, model::NodeKind::joint});
@@ -273,6 +274,25 @@ TEST(SmdModel, ClipTooLongToSampleIsAnError) {
     m.clips[0].duration = 600;
     EXPECT_TRUE(model_to_smd(m, w).ok());
     EXPECT_TRUE(model_to_gltf(m, {}, w).ok());
+    // A caller may ask for a lower bound (18,001 frames: 36,002 node-frames in an SMD, which
+    // also holds the root, 18,001 sampled in glTF) ...
+    ModelToSmdOptions smd_opt;
+    smd_opt.max_node_frames = 16384;
+    auto short_smd = model_to_smd(m, w, smd_opt);
+    ASSERT_FALSE(short_smd.ok());
+    EXPECT_NE(short_smd.error().message.find("36002 node-frames"), std::string::npos)
+        << short_smd.error().message;
+    ModelGltfOptions gltf_opt;
+    gltf_opt.max_node_frames = 16384;
+    EXPECT_FALSE(model_to_gltf(m, gltf_opt, w).ok());
+    smd_opt.max_node_frames = 36002;
+    EXPECT_TRUE(model_to_smd(m, w, smd_opt).ok());
+    // ... never a higher one.
+    m.clips[0].duration = 10 * 86400;
+    smd_opt.max_node_frames = std::uint64_t{1} << 40;
+    EXPECT_FALSE(model_to_smd(m, w, smd_opt).ok());
+    gltf_opt.max_node_frames = std::uint64_t{1} << 40;
+    EXPECT_FALSE(model_to_gltf(m, gltf_opt, w).ok());
 }
 
 }  // namespace

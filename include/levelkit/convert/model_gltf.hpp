@@ -52,6 +52,9 @@ struct ModelGltfOptions {
     double scale = 0.0254;  // metres per inch (a Source unit)
     bool binary = true;     // .glb, else .gltf JSON + `bin_name`
     std::string bin_name = "model.bin";
+    // Animations are sampled at every frame: a clip past this many sampled node-frames fails
+    // with "model.clip-too-long" (at most model::kMaxDenseNodeFrames).
+    std::uint64_t max_node_frames = model::kMaxDenseNodeFrames;
 };
 
 struct ModelGltfReport {

@@ -50,6 +50,9 @@ struct ModelToSmdOptions {
     std::string anim_dir = "anims";
     bool vta = true;
     model::QuadSplit quad_split = model::QuadSplit::first;
+    // An animation SMD holds every bone at every frame: a clip past this many node-frames
+    // fails with "model.clip-too-long" (at most model::kMaxDenseNodeFrames).
+    std::uint64_t max_node_frames = model::kMaxDenseNodeFrames;
 };
 
 Result<std::vector<SmdOutput>> model_to_smd(const model::Model& m, Diagnostics& warnings,

@@ -318,9 +318,11 @@ std::string root_bone_name(const Model& m);
 // Past it a conversion fails with a located error instead of building gigabytes.
 inline constexpr std::uint64_t kMaxDenseNodeFrames = std::uint64_t{1} << 22;
 
-// nullopt when sampling `clip` densely over `nodes` nodes stays within kMaxDenseNodeFrames;
-// else the error (code "model.clip-too-long") naming the clip and the figures.
-std::optional<Diagnostic> dense_sampling_limit(const Clip& clip, std::size_t nodes);
+// nullopt when sampling `clip` densely over `nodes` nodes stays within `limit` node-frames
+// (kMaxDenseNodeFrames, or less where a caller asks for less); else the error (code
+// "model.clip-too-long") naming the clip and the figures.
+std::optional<Diagnostic> dense_sampling_limit(const Clip& clip, std::size_t nodes,
+                                               std::uint64_t limit = kMaxDenseNodeFrames);
 
 // The rigid part of an affine transform (scale removed) as translation + rotation.
 Transform decompose(const Affine& a);
