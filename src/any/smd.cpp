@@ -34,6 +34,7 @@ public:
         const ByteSpan b = as_bytes(text);
         return Bytes(b.begin(), b.end());
     }
+    Result<void> write_to(ByteSink& out) const override { return smd::write_to(f_, out); }
     const smd::File& file() const { return f_; }
 
 private:
@@ -101,31 +102,35 @@ Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& op
     convert::ModelToSmdOptions o;
     o.base_name = opt.output_path.stem().string();
     LK_TRY_ASSIGN(std::vector<convert::SmdOutput> files, convert::model_to_smd(m, diags, o));
+    if (files.empty()) {
+        return Diagnostic::error("convert.empty", "the model has neither meshes nor clips");
+    }
+    // The reference SMD is the output itself; the VTA and animations sit beside it. A model of
+    // clips only has no reference: its first animation is the output, written there and not in
+    // anims/. The output stays a file, not text: it is written once, by the caller.
+    std::size_t output = 0;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (iequals(files[i].file_name, o.base_name + ".smd")) {
+            output = i;
+            break;
+        }
+    }
     ConvertResult r;
     const std::filesystem::path dir = opt.output_path.parent_path();
     Json written = Json::array();
-    for (convert::SmdOutput& f : files) {
-        const std::string text = smd::write(f.file);
-        const ByteSpan b = as_bytes(text);
-        written.push_back(f.file_name);
-        // The reference SMD is the output itself; the VTA and animations sit beside it.
-        if (!r.document && iequals(f.file_name, o.base_name + ".smd")) {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        convert::SmdOutput& f = files[i];
+        if (i == output) {
+            written.push_back(iequals(f.file_name, o.base_name + ".smd")
+                                  ? f.file_name
+                                  : opt.output_path.filename().string());
             r.document = std::make_unique<SmdDocument>(std::move(f.file));
             continue;
         }
+        written.push_back(f.file_name);
+        const std::string text = smd::write(f.file);
+        const ByteSpan b = as_bytes(text);
         r.companions.push_back({dir / f.file_name, Bytes(b.begin(), b.end())});
-    }
-    if (!r.document) {
-        // No reference (a model of clips only): the first animation is the output.
-        if (r.companions.empty()) {
-            return Diagnostic::error("convert.empty", "the model has neither meshes nor clips");
-        }
-        auto first = std::move(r.companions.front());
-        r.companions.erase(r.companions.begin());
-        written[0] = opt.output_path.filename().string();  // written there, not in anims/
-        smd::ReadOptions ro;
-        LK_TRY_ASSIGN(smd::File f, smd::read(as_text(first.bytes), diags, ro));
-        r.document = std::make_unique<SmdDocument>(std::move(f));
     }
     r.report["files"] = std::move(written);
     return r;

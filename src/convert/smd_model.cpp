@@ -704,6 +704,7 @@ smd::File animation_smd(const model::Model& m, const model::Clip& clip) {
         if (t.node < track.size()) track[t.node] = &t;
     }
     const std::uint32_t frames = clip.frame_count();
+    f.skeleton.reserve(frames);
     std::vector<model::Transform> local(m.nodes.size());
     for (std::uint32_t k = 0; k < frames; ++k) {
         const double t = k / clip.frame_rate;

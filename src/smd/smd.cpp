@@ -400,8 +400,20 @@ Result<File> Parser::run() {
 
 class Writer {
 public:
-    explicit Writer(const WriteOptions& o) : opt_(o) {}
+    explicit Writer(const WriteOptions& o, ByteSink* sink = nullptr) : opt_(o), sink_(sink) {}
     std::string out;
+
+    // Streaming writes hand the text to the sink a chunk at a time, between frames and
+    // triangles; false once the sink has failed (the rest is not written).
+    static constexpr std::size_t kChunk = std::size_t{1} << 20;
+    bool chunk() {
+        if (sink_ && out.size() >= kChunk) drain();
+        return status_.ok();
+    }
+    Result<void> finish() {
+        drain();
+        return std::move(status_);
+    }
 
     void num(double v) {
         char buf[64];
@@ -424,8 +436,17 @@ public:
     }
 
 private:
+    void drain() {
+        if (sink_ && status_.ok()) status_ = sink_->write(as_bytes(out));
+        if (sink_) out.clear();
+    }
+
     const WriteOptions& opt_;
+    ByteSink* sink_;
+    Result<void> status_;
 };
+
+void write_text(const File& f, Writer& w);
 
 }  // namespace
 
@@ -437,6 +458,20 @@ Result<File> read(std::string_view text, Diagnostics& warnings, const ReadOption
 std::string write(const File& f, const WriteOptions& opt) {
     Writer w(opt);
     w.out.reserve(64 + f.triangles.size() * 3 * 100 + f.skeleton.size() * f.nodes.size() * 60);
+    write_text(f, w);
+    return std::move(w.out);
+}
+
+Result<void> write_to(const File& f, ByteSink& out, const WriteOptions& opt) {
+    Writer w(opt, &out);
+    w.out.reserve(Writer::kChunk + 4096);
+    write_text(f, w);
+    return w.finish();
+}
+
+namespace {
+
+void write_text(const File& f, Writer& w) {
     for (const std::string& c : f.comments) {
         w.out += "// ";
         w.out += c;
@@ -457,6 +492,7 @@ std::string write(const File& f, const WriteOptions& opt) {
     {  // studiomdl wants a skeleton block in every SMD and VTA
         w.out += "skeleton\n";
         for (const Frame& fr : f.skeleton) {
+            if (!w.chunk()) return;
             w.out += "time ";
             w.integer(fr.time);
             if (!fr.comment.empty()) {
@@ -478,6 +514,7 @@ std::string write(const File& f, const WriteOptions& opt) {
     if (f.has_triangles) {
         w.out += "triangles\n";
         for (const Triangle& t : f.triangles) {
+            if (!w.chunk()) return;
             w.out += t.material < f.materials.size() ? f.materials[t.material] : std::string();
             w.out += '\n';
             for (const Vertex& v : t.v) {
@@ -508,6 +545,7 @@ std::string write(const File& f, const WriteOptions& opt) {
     if (f.has_vertex_animation) {
         w.out += "vertexanimation\n";
         for (const FlexFrame& fr : f.vertex_animation) {
+            if (!w.chunk()) return;
             w.out += "time ";
             w.integer(fr.time);
             w.out += '\n';
@@ -522,10 +560,7 @@ std::string write(const File& f, const WriteOptions& opt) {
         }
         w.out += "end\n";
     }
-    return std::move(w.out);
 }
-
-namespace {
 
 // Equal values; NaN equals NaN (it reads back as NaN, not bit for bit).
 bool same(double a, double b) {

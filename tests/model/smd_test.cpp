@@ -68,6 +68,48 @@ TEST(Smd, WriteReadIsLossless) {
     EXPECT_EQ(back->skeleton[0].bones[1].position.x, 0.1 + 0.2);
 }
 
+// Streaming: the same text as write(), handed over in pieces of about a megabyte between frames
+// and triangles; a sink that fails stops the write with its error.
+TEST(Smd, WriteToStreamsTheSameText) {
+    Diagnostics w;
+    auto f = read(kReference, w);
+    ASSERT_TRUE(f.ok());
+    File big = *f;
+    for (std::int32_t t = 1; t < 40000; ++t) {
+        Frame fr = big.skeleton[0];
+        fr.time = t;
+        fr.bones[1].position.x = t * 0.5;
+        big.skeleton.push_back(std::move(fr));
+    }
+    big.triangles.resize(5000, f->triangles[0]);
+    struct Pieces final : ByteSink {
+        std::string text;
+        std::size_t pieces = 0;
+        std::size_t fail_at = SIZE_MAX;
+        Result<void> write(ByteSpan b) override {
+            if (++pieces == fail_at) return Diagnostic::error("io.write", "disk full");
+            text.append(reinterpret_cast<const char*>(b.data()), b.size());
+            return {};
+        }
+    };
+    const std::string whole = write(big);
+    ASSERT_GT(whole.size(), std::size_t{3} << 20);
+    Pieces sink;
+    ASSERT_TRUE(write_to(big, sink).ok());
+    EXPECT_GT(sink.pieces, 3u);
+    EXPECT_EQ(sink.text, whole);
+    Pieces small;  // a file under one piece is handed over once
+    ASSERT_TRUE(write_to(*f, small).ok());
+    EXPECT_EQ(small.pieces, 1u);
+    EXPECT_EQ(small.text, write(*f));
+    Pieces failing;
+    failing.fail_at = 2;
+    auto r = write_to(big, failing);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "io.write");
+    EXPECT_EQ(failing.pieces, 2u);  // nothing more after the failure
+}
+
 TEST(Smd, ReadsVertexAnimationWithShapeNames) {
     constexpr const char* vta = R"(version 1
 nodes

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "levelkit/core/bytes.hpp"
 #include "levelkit/core/diagnostic.hpp"
 #include "levelkit/core/result.hpp"
 
@@ -120,6 +121,8 @@ struct WriteOptions {
 };
 
 std::string write(const File& file, const WriteOptions& opt = {});
+// The same text handed to `out` a chunk at a time (a large animation is not held whole).
+Result<void> write_to(const File& file, ByteSink& out, const WriteOptions& opt = {});
 
 // Content equality (every value exactly; spelling and spacing aside).
 bool same_content(const File& a, const File& b);
