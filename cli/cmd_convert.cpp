@@ -118,6 +118,16 @@ void run_convert(Context& ctx, ConvertArgs& a) {
     }
     std::vector<Job> jobs;
     if (!a.out_dir.empty()) {
+        // The directory is made when missing, as for the files a conversion writes beside its
+        // output (an SMD's anims/).
+        std::error_code ec;
+        std::filesystem::create_directories(a.out_dir, ec);
+        if (ec) {
+            ctx.err(fmt::format("error: cannot create the output directory {}: {}\n", a.out_dir,
+                                ec.message()));
+            ctx.fail(kIo);
+            return;
+        }
         for (const std::string& f : a.files) {
             std::filesystem::path in(f);
             std::filesystem::path out = std::filesystem::path(a.out_dir) / in.filename();

@@ -160,6 +160,19 @@ TEST(Cli, ConvertRefusesToOverwriteItsInputAndNeedsAKnownOutput) {
     EXPECT_NE(r.err.find("no conversion from vmf to bsp"), std::string::npos) << r.err;
 }
 
+// --out-dir makes the directory when it is missing; one that cannot be made is an I/O error.
+TEST(Cli, OutDirIsMadeWhenMissing) {
+    const fs::path d = temp_dir("outdir") / "new" / "maps";
+    CliRun r = run({"convert", "-q", "-o", d.string(), "--to", "vmf", sample("demo.wmp")});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::is_regular_file(d / "demo.vmf"));
+    const fs::path file = temp_dir("outdir-file") / "plain";
+    std::ofstream(file) << "x";
+    r = run({"convert", "-q", "-o", (file / "sub").string(), "--to", "vmf", sample("demo.wmp")});
+    EXPECT_EQ(r.code, 4);
+    EXPECT_NE(r.err.find("cannot create the output directory"), std::string::npos) << r.err;
+}
+
 TEST(Cli, ACancelledRunWritesNothing) {
     const fs::path d = temp_dir("cancel");
     std::atomic<bool> cancel{true};
