@@ -261,9 +261,9 @@ std::optional<double> key_num(const scene::Entity& e, std::string_view key) {
     return parse_double(trim(v));
 }
 
-class Converter {
+class SceneWmpConverter {
 public:
-    Converter(Diagnostics& diags, const SceneToWmpOptions& opt, SceneToWmpReport& report)
+    SceneWmpConverter(Diagnostics& diags, const SceneToWmpOptions& opt, SceneToWmpReport& report)
         : diags_(diags), opt_(opt), k_(opt.scale > 0 ? opt.scale : 1.0), report_(report) {}
 
     Result<wmp::Level> run(const scene::Scene& s) {
@@ -1059,7 +1059,7 @@ std::vector<scene::Brush> mesh_blocks(const scene::Mesh& mesh, Diagnostics& diag
                                       const SceneToWmpOptions& opt, SceneToWmpReport* report) {
     SceneToWmpReport local;
     std::vector<scene::Brush> out;
-    Converter c(diags, opt, report ? *report : local);
+    SceneWmpConverter c(diags, opt, report ? *report : local);
     c.set_brush_sink(&out);
     c.mesh_only(mesh);
     return out;
@@ -1068,7 +1068,7 @@ std::vector<scene::Brush> mesh_blocks(const scene::Mesh& mesh, Diagnostics& diag
 Result<wmp::Level> scene_to_wmp(const scene::Scene& scene, Diagnostics& diags,
                                 const SceneToWmpOptions& opt, SceneToWmpReport* report) {
     SceneToWmpReport local;
-    Converter c(diags, opt, report ? *report : local);
+    SceneWmpConverter c(diags, opt, report ? *report : local);
     return c.run(scene);
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "gamestudio_keyvalues.hpp"
 #include "levelkit/convert/scene_wmp.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/text.hpp"
@@ -18,21 +19,11 @@ namespace lk::convert {
 
 namespace {
 
-// Numbers in keyvalues as wmp_scene writes them: six decimals at most, no "-0".
-std::string num(double v) {
-    return format_fixed(v, 6);
-}
-std::string vec(const Vec3& v) {
-    return num(v.x) + " " + num(v.y) + " " + num(v.z);
-}
-std::string hex(std::uint32_t v) {
-    return fmt::format("0x{:x}", v);
-}
-
-// Source angles of Gamestudio (pan, tilt, roll) degrees.
-std::string source_angles(const Vec3& pan_tilt_roll) {
-    return vec(matrix_angles(wmp::mm_rotation(pan_tilt_roll)));
-}
+using gamestudio::byte_of;
+using gamestudio::hex;
+using gamestudio::num;
+using gamestudio::source_angles;
+using gamestudio::vec;
 
 // A 0xAARRGGBB word as a percent triple (WED's colour unit).
 Vec3 percent_rgb(std::uint32_t argb) {
@@ -42,9 +33,6 @@ Vec3 percent_rgb(std::uint32_t argb) {
 std::string byte_rgb(std::uint32_t argb) {
     return fmt::format("{} {} {} 200", (argb >> 16) & 0xffu, (argb >> 8) & 0xffu, argb & 0xffu);
 }
-int byte_of(double percent) {
-    return static_cast<int>(std::clamp(std::lround(percent * 255.0 / 100.0), 0L, 255L));
-}
 
 scene::TextureAxis texture_axis(const Vec3& axis, double offset, double scale) {
     const double len = length(axis);
@@ -52,10 +40,10 @@ scene::TextureAxis texture_axis(const Vec3& axis, double offset, double scale) {
     return {axis / len, offset, scale / len};
 }
 
-class Converter {
+class WmbConverter {
 public:
-    Converter(const wmb::File& f, Diagnostics& diags, const WmbToSceneOptions& opt,
-              WmbToSceneReport& report)
+    WmbConverter(const wmb::File& f, Diagnostics& diags, const WmbToSceneOptions& opt,
+                 WmbToSceneReport& report)
         : f_(f), v_(f.views), diags_(diags), opt_(opt), report_(report) {}
 
     scene::Scene run() {
@@ -546,7 +534,7 @@ private:
 Result<scene::Scene> wmb_to_scene(const wmb::File& file, Diagnostics& diags,
                                   const WmbToSceneOptions& opt, WmbToSceneReport* report) {
     WmbToSceneReport local;
-    Converter c(file, diags, opt, report ? *report : local);
+    WmbConverter c(file, diags, opt, report ? *report : local);
     return c.run();
 }
 

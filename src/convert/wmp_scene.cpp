@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "gamestudio_keyvalues.hpp"
 #include "levelkit/convert/vmf_scene.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/wmp/resolve.hpp"
@@ -14,27 +15,11 @@ namespace lk::convert {
 
 namespace {
 
-// Numbers in keyvalues: short, exact enough (six decimals), no "-0".
-std::string num(double v) {
-    return format_fixed(v, 6);
-}
-std::string vec(const Vec3& v) {
-    return num(v.x) + " " + num(v.y) + " " + num(v.z);
-}
-std::string hex(std::uint32_t v) {
-    return fmt::format("0x{:x}", v);
-}
-
-// Percent (0..100) to the 0..255 Source colour scale.
-int byte_of(double percent) {
-    return static_cast<int>(std::clamp(std::lround(percent * 255.0 / 100.0), 0L, 255L));
-}
-
-// Source angles ("pitch yaw roll") of the rotation `$$M` angles describe.
-std::string source_angles(const Vec3& mm_angles) {
-    const Vec3 a = matrix_angles(wmp::mm_rotation(mm_angles));
-    return vec({a.x, a.y, a.z});
-}
+using gamestudio::byte_of;
+using gamestudio::hex;
+using gamestudio::num;
+using gamestudio::source_angles;
+using gamestudio::vec;
 
 scene::TextureAxis texture_axis(const wmp::TexAxis& t, double scale) {
     const double len = length(t.axis);
@@ -75,9 +60,9 @@ std::optional<scene::Brush> convex_brush(const std::vector<std::array<Vec3, 4>>&
     return b;
 }
 
-class Converter {
+class WmpConverter {
 public:
-    Converter(Diagnostics& diags, const WmpToSceneOptions& opt, WmpToSceneReport& report)
+    WmpConverter(Diagnostics& diags, const WmpToSceneOptions& opt, WmpToSceneReport& report)
         : diags_(diags), opt_(opt), report_(report) {}
 
     scene::Scene run(const wmp::Level& lv) {
@@ -446,7 +431,7 @@ Result<scene::Scene> wmp_to_scene(const wmp::Level& level, Diagnostics& diags,
                                   const WmpToSceneOptions& opt, WmpToSceneReport* report) {
     WmpToSceneReport local;
     WmpToSceneReport& rep = report ? *report : local;
-    Converter c(diags, opt, rep);
+    WmpConverter c(diags, opt, rep);
     if (level.dialect == wmp::Dialect::mm) return c.run(level);
     auto resolved = wmp::resolve(level, {}, &diags);
     if (!resolved) return std::move(resolved).error();

@@ -111,7 +111,7 @@ void fill_texture_axes(Block& b) {
 
 // Numbers with at most six decimals (WED's text precision) become the nearest float; longer
 // spellings are exact binary values written by levelkit and stay as they are.
-double f32(double v) {
+double wed_float(double v) {
     const double f = nearest_float(v);
     if (!std::isfinite(f)) return v;
     std::string six;
@@ -119,8 +119,8 @@ double f32(double v) {
     const auto back = parse_double(six);
     return back && *back == v ? f : v;
 }
-void f32(Vec3& v) {
-    v = {f32(v.x), f32(v.y), f32(v.z)};
+void wed_float(Vec3& v) {
+    v = {wed_float(v.x), wed_float(v.y), wed_float(v.z)};
 }
 
 // WED keeps levels in single precision and widens to double when it writes WMPB. Text numbers
@@ -128,39 +128,39 @@ void f32(Vec3& v) {
 // level that went WMPB -> text.
 void round_to_single(Level& lv) {
     for (Object& o : lv.objects) {
-        f32(o.transform.position);
-        f32(o.transform.angles);
-        f32(o.transform.scale);
+        wed_float(o.transform.position);
+        wed_float(o.transform.angles);
+        wed_float(o.transform.scale);
     }
     for (Block& b : lv.blocks) {
-        for (Vec3& v : b.vertices) f32(v);
+        for (Vec3& v : b.vertices) wed_float(v);
         for (Face& f : b.faces) {
             for (std::optional<TexAxis>* a : {&f.t1, &f.t2}) {
                 if (!*a) continue;
-                f32((*a)->axis);
-                (*a)->offset = f32((*a)->offset);
+                wed_float((*a)->axis);
+                (*a)->offset = wed_float((*a)->offset);
             }
             if (f.transform) {
                 TexTransform& t = *f.transform;
                 for (double* d : {&t.offset_x, &t.offset_y, &t.rotation, &t.scale_x, &t.scale_y})
-                    *d = f32(*d);
+                    *d = wed_float(*d);
             }
-            for (auto& uv : f.uvs) uv = {f32(uv[0]), f32(uv[1])};
+            for (auto& uv : f.uvs) uv = {wed_float(uv[0]), wed_float(uv[1])};
         }
     }
     for (Model& m : lv.models) {
-        for (double& s : m.skills) s = f32(s);
+        for (double& s : m.skills) s = wed_float(s);
     }
     for (Path& p : lv.paths) {
-        for (Vec3& v : p.nodes) f32(v);
-        for (double& s : p.node_skills) s = f32(s);
+        for (Vec3& v : p.nodes) wed_float(v);
+        for (double& s : p.node_skills) s = wed_float(s);
         for (PathEdge& e : p.edges) {
-            for (double& v : e.values) v = f32(v);
+            for (double& v : e.values) v = wed_float(v);
         }
     }
     for (Region& r : lv.regions) {
-        f32(r.mins);
-        f32(r.maxs);
+        wed_float(r.mins);
+        wed_float(r.maxs);
     }
 }
 

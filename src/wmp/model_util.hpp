@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "levelkit/wmp/level.hpp"
@@ -15,6 +16,9 @@ inline double nearest_float(double v) {
     volatile float f = static_cast<float>(v);
     return f;
 }
+
+// How the text formats spell an absent string.
+inline constexpr std::string_view kNdef = "ndef";
 
 // The payload kind a text record holds (sun records belong to the level).
 Kind kind_of(RecordKind k);

@@ -14,8 +14,6 @@ using detail::Token;
 
 namespace {
 
-constexpr std::string_view kNdef = "ndef";
-
 std::optional<std::string> opt_string(std::string_view s) {
     if (s == kNdef) return std::nullopt;
     return std::string(s);

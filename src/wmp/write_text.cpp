@@ -14,8 +14,6 @@ using detail::Num;
 
 namespace {
 
-constexpr std::string_view kNdef = "ndef";
-
 std::string_view or_ndef(const std::optional<std::string>& s) {
     return s ? *s : kNdef;
 }

@@ -24,8 +24,8 @@ Bytes tiny_map() {
     return out ? std::move(out).value() : Bytes{};
 }
 
-std::unique_ptr<Document> read_ok(const Bytes& bytes) {
-    ReadOptions opt;
+std::unique_ptr<Document> read_document_ok(const Bytes& bytes) {
+    lk::ReadOptions opt;
     opt.source_name = "tiny.bsp";
     auto doc = read_document(Blob::copy_of(bytes), opt);
     EXPECT_TRUE(doc) << (doc ? "" : doc.error().to_string());
@@ -36,7 +36,7 @@ std::unique_ptr<Document> read_ok(const Bytes& bytes) {
 
 TEST(AnyBsp, InfoHasTheContractKeys) {
     const Bytes bytes = tiny_map();
-    auto doc = read_ok(bytes);
+    auto doc = read_document_ok(bytes);
     ASSERT_TRUE(doc);
     EXPECT_EQ(doc->format(), "bsp");
     const Json j = doc->info();
@@ -80,7 +80,7 @@ TEST(AnyBsp, InfoHasTheContractKeys) {
 }
 
 TEST(AnyBsp, ConverterCompressesDecompressesAndReplacesEntities) {
-    auto doc = read_ok(tiny_map());
+    auto doc = read_document_ok(tiny_map());
     ASSERT_TRUE(doc);
     Options opt;
     opt.set("compress", "1");
@@ -88,7 +88,7 @@ TEST(AnyBsp, ConverterCompressesDecompressesAndReplacesEntities) {
     auto packed = convert_document(*doc, "bsp", opt, diags);
     ASSERT_TRUE(packed) << packed.error().to_string();
     EXPECT_EQ(packed->report["compressed_lumps"], 1);  // only the 2 KiB of lighting shrinks
-    auto packed_doc = read_ok(*packed->document->write());
+    auto packed_doc = read_document_ok(*packed->document->write());
     ASSERT_TRUE(packed_doc);
     EXPECT_EQ(packed_doc->info()["lumps"][8]["compressed"], true);
 
@@ -96,7 +96,7 @@ TEST(AnyBsp, ConverterCompressesDecompressesAndReplacesEntities) {
     opt.set("decompress", "1");
     auto plain = convert_document(*packed_doc, "bsp", opt, diags);
     ASSERT_TRUE(plain);
-    auto plain_doc = read_ok(*plain->document->write());
+    auto plain_doc = read_document_ok(*plain->document->write());
     EXPECT_EQ(plain_doc->info()["lumps"][8]["compressed"], false);
     EXPECT_EQ(plain_doc->info()["lumps"][8]["length"], 2048);
 
