@@ -105,32 +105,22 @@ Result<ConvertResult> from_model(const model::Model& m, const ConvertOptions& op
     if (files.empty()) {
         return Diagnostic::error("convert.empty", "the model has neither meshes nor clips");
     }
-    // The reference SMD is the output itself; the VTA and animations sit beside it. A model of
-    // clips only has no reference: its first animation is the output, written there and not in
-    // anims/. The output stays a file, not text: it is written once, by the caller.
-    std::size_t output = 0;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        if (iequals(files[i].file_name, o.base_name + ".smd")) {
-            output = i;
-            break;
-        }
-    }
+    // The reference SMD (model_to_smd's first file when there is one) is the output itself; the
+    // VTA and animations sit beside it. A model of clips only has no reference: its first
+    // animation is the output, written there and not in anims/. The output stays a file, not
+    // text: the caller writes it once.
     ConvertResult r;
     const std::filesystem::path dir = opt.output_path.parent_path();
     Json written = Json::array();
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        convert::SmdOutput& f = files[i];
-        if (i == output) {
-            written.push_back(iequals(f.file_name, o.base_name + ".smd")
-                                  ? f.file_name
-                                  : opt.output_path.filename().string());
-            r.document = std::make_unique<SmdDocument>(std::move(f.file));
-            continue;
-        }
-        written.push_back(f.file_name);
-        const std::string text = smd::write(f.file);
+    written.push_back(iequals(files[0].file_name, o.base_name + ".smd")
+                          ? files[0].file_name
+                          : opt.output_path.filename().string());
+    r.document = std::make_unique<SmdDocument>(std::move(files[0].file));
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        written.push_back(files[i].file_name);
+        const std::string text = smd::write(files[i].file);
         const ByteSpan b = as_bytes(text);
-        r.companions.push_back({dir / f.file_name, Bytes(b.begin(), b.end())});
+        r.companions.push_back({dir / files[i].file_name, Bytes(b.begin(), b.end())});
     }
     r.report["files"] = std::move(written);
     return r;
