@@ -1142,10 +1142,12 @@ Result<Map> read_map(Blob source, Diagnostics& diags, const ReadOptions& opt) {
     const std::size_t cores =
         opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
     // Three pieces a thread (at least min_piece_bytes each) keep every thread busy to the end.
-    const std::size_t pieces = std::min<std::size_t>(
-        3 * cores, source.size() / std::max<std::size_t>(1, opt.min_piece_bytes));
+    const std::size_t pieces =
+        std::min<std::size_t>(opt.pieces ? opt.pieces : 3 * cores,
+                              source.size() / std::max<std::size_t>(1, opt.min_piece_bytes));
     const std::size_t threads = std::min(cores, pieces);
-    if (threads >= 2 && source.size() < (std::size_t{1} << 31)) {
+    const bool cut = opt.pieces ? pieces >= 2 : threads >= 2;
+    if (cut && source.size() < (std::size_t{1} << 31)) {
         if (auto map = read_map_threaded(source, diags, opt, threads, pieces)) {
             return std::move(*map);
         }

@@ -3,6 +3,7 @@
 
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
@@ -595,9 +596,12 @@ TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
     for (std::size_t t = 0; t < texts.size(); ++t) {
         Diagnostics one_d;
         auto one = vmf::read_map(Blob::copy_of(texts[t]), one_d, {.threads = 1});
-        for (unsigned threads : {2u, 3u, 7u}) {
+        // Cut three pieces a thread on 2, 3 and 7 threads, and five pieces read in turn on one.
+        using Cut = std::pair<unsigned, std::size_t>;
+        for (auto [threads, pieces] : std::initializer_list<Cut>{{2, 0}, {3, 0}, {7, 0}, {1, 5}}) {
             vmf::ReadOptions opt;
             opt.threads = threads;
+            opt.pieces = pieces;
             opt.min_piece_bytes = 1;
             Diagnostics d;
             auto many = vmf::read_map(Blob::copy_of(texts[t]), d, opt);

@@ -270,6 +270,10 @@ struct ReadOptions {
     // (model, diagnostics and their positions) is the same as a one-thread read.
     unsigned threads = 0;
     std::size_t min_piece_bytes = std::size_t{1} << 20;  // smaller pieces are not worth a thread
+    // read_map only: cut the text into this many pieces (at most one per min_piece_bytes) even
+    // on one thread; 0 = three a thread when there are two or more. Tests and fuzzers force the
+    // cut-and-join path on small texts this way without starting a thread per read.
+    std::size_t pieces = 0;
     // read_map only: tokenize with the light reader, which keeps no layout and leaves any text
     // it does not handle (a warning, an error, `"a" + "b"`) to the full KeyValues parser; both
     // give the same model and diagnostics. False: always the full parser (tests compare them).
