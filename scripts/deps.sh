@@ -10,7 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
-packages=(cmake make g++ clang libclang-rt-14-dev liblzma-dev zlib1g-dev libcli11-dev libfmt-dev
+packages=(cmake make g++ clang libclang-rt-14-dev lld liblzma-dev zlib1g-dev libcli11-dev libfmt-dev
           nlohmann-json3-dev libspng-dev pkg-config googletest libgtest-dev libgmock-dev
           libbenchmark-dev libtinyobjloader-dev libmeshoptimizer-dev libpng-dev libtinygltf-dev
           python3-dev pybind11-dev python3-numpy python3-pytest python3-setuptools python3-venv
