@@ -76,11 +76,9 @@ Attribute& Element::add(std::string_view attr, Value v) {
 }
 
 bool Element::remove(std::string_view attr) {
-    auto it = std::find_if(attributes.begin(), attributes.end(),
-                           [&](const Attribute& a) { return a.name.str() == attr; });
-    if (it == attributes.end()) return false;
-    attributes.erase(it);
-    return true;
+    // Every attribute of that name: a file may repeat one (lookups see the first), and removing
+    // it must not bring a shadowed one to light.
+    return std::erase_if(attributes, [&](const Attribute& a) { return a.name.str() == attr; }) > 0;
 }
 
 const std::string* Kv2Trivia::find(std::uint32_t slot) const {

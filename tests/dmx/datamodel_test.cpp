@@ -28,6 +28,26 @@ TEST(DmxDatamodel, TypedAccessAndValveCoercions) {
     EXPECT_EQ(e.attributes.front().value.type(), Type::int32);
     EXPECT_TRUE(e.remove("angles"));
     EXPECT_FALSE(e.has("angles"));
+    EXPECT_FALSE(e.remove("angles"));
+}
+
+// A file may repeat an attribute's name; lookups see the first. Removing the name removes them
+// all, so that a shadowed value does not take its place (fuzz_dmxmodel: a model's second
+// "axisSystem", a transform, became its axis system once the first was removed).
+TEST(DmxDatamodel, RemoveTakesEveryAttributeOfTheName) {
+    Document doc;
+    doc.root = doc.add_element("DmElement", "root");
+    Element& e = doc[doc.root];
+    e.set("a", std::int32_t{1});
+    e.set("b", std::int32_t{2});
+    Attribute dup = *e.find("a");
+    dup.value = std::int32_t{3};
+    e.attributes.push_back(dup);
+    EXPECT_EQ(e.get_as<std::int32_t>("a"), 1);
+    EXPECT_TRUE(e.remove("a"));
+    EXPECT_FALSE(e.has("a"));
+    ASSERT_EQ(e.attributes.size(), 1u);
+    EXPECT_EQ(e.attributes.front().name.str(), "b");
 }
 
 // A float read as an integer type must lie in the type's range: UINT64_MAX as a double is

@@ -322,6 +322,37 @@ TEST(DmxModelRetarget, NegativeUpAxisIsWarnedWhereTheTargetCannotHoldIt) {
     }
 }
 
+// A model whose "axisSystem" name appears twice reads the first; converted in place to a target
+// without an axis system it keeps its up axis (fuzz_dmxmodel: the second, a DmeTransform, was
+// read as the axis system once the first was removed, and the up axis came back Z for Y).
+TEST(DmxModelRetarget, ARepeatedAxisSystemDoesNotReplaceTheRemovedOne) {
+    dmx::Document doc = build(Target::source2());
+    const ElementRef other = doc.add_element("DmeTransform", "axisSystem");
+    Diagnostics w;
+    auto m = Model::open(doc, w);
+    ASSERT_TRUE(m.ok());
+    dmx::Element& model_el = doc[m->nodes[0].element];
+    doc[*model_el.get<ElementRef>("axisSystem")].set("upAxis", std::int32_t{2});
+    dmx::Attribute dup = *model_el.find("axisSystem");
+    dup.value = other;
+    model_el.attributes.push_back(dup);
+    auto before = convert::dmx_to_model(doc, w);
+    ASSERT_TRUE(before.ok());
+    ASSERT_EQ(static_cast<int>(before->up_axis), 2);
+    for (const Target& t : {Target::source1(), Target::source1_legacy()}) {
+        dmx::Document copy = doc.clone();
+        Diagnostics cw;
+        ASSERT_TRUE(retarget(copy, t, cw).ok());
+        auto bytes = dmx::write(copy);
+        ASSERT_TRUE(bytes.ok()) << bytes.error().to_string();
+        auto after = convert::dmx_to_model(*dmx::read(*bytes), cw);
+        ASSERT_TRUE(after.ok());
+        EXPECT_EQ(static_cast<int>(after->up_axis), 2) << t.format_version;
+        EXPECT_FALSE(model::compare(*before, *after).has_value())
+            << *model::compare(*before, *after);
+    }
+}
+
 // A corrective's name follows the target's separator only where the element is nothing but a
 // delta: one that is also a dag (or any other referenced part) keeps its name, so the dag does
 // not change with it (fuzz_dmxmodel: dag 'Lift_Twist' came back as 'Lift__Twist'); a warning

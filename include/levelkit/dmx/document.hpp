@@ -156,6 +156,8 @@ public:
     // new elements). A name the element already has would be shadowed by the first one, so
     // anything else uses set().
     Attribute& add(std::string_view attr, Value v);
+    // Removes the attribute, and any later one of the same name a file repeated (which lookups
+    // did not see); false if there was none.
     bool remove(std::string_view attr);
 
     // --- layout state (see the header comment) ---
