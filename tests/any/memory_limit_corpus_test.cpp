@@ -151,6 +151,9 @@ TEST(MemoryLimitCorpus, DamagedFilesNeverExhaustMemory) {
             // on a pipe (a fork per variant cost half this test's time in the kernel). A
             // child that dies was reading the variant after the last one it reported: that
             // one counts as crashed and a new child goes on from the next.
+            auto where = [&](std::size_t i) {
+                return fmt::format("{} ({}): {}: ", fname, f->name, variants[i].first);
+            };
             std::size_t next = 0;
             while (next < variants.size()) {
                 int fds[2];
@@ -171,8 +174,6 @@ TEST(MemoryLimitCorpus, DamagedFilesNeverExhaustMemory) {
                 unsigned char r = 0;
                 for (; next < variants.size() && read(fds[0], &r, 1) == 1; ++next) {
                     ++t.variants;
-                    const std::string where =
-                        fmt::format("{} ({}): {}", fname, f->name, variants[next].first);
                     switch (r) {
                         case read_ok:
                             ++t.ok;
@@ -188,11 +189,11 @@ TEST(MemoryLimitCorpus, DamagedFilesNeverExhaustMemory) {
                             break;
                         case out_of_memory:
                             ++t.oom;
-                            failures.push_back(where + ": out of memory");
+                            failures.push_back(where(next) + "out of memory");
                             break;
                         default:
                             ++t.crashed;
-                            failures.push_back(where + fmt::format(": exit {}", r));
+                            failures.push_back(where(next) + fmt::format("exit {}", r));
                     }
                 }
                 close(fds[0]);
@@ -201,10 +202,10 @@ TEST(MemoryLimitCorpus, DamagedFilesNeverExhaustMemory) {
                 if (next < variants.size()) {
                     ++t.variants;
                     ++t.crashed;
-                    failures.push_back(
-                        fmt::format("{} ({}): {}: ", fname, f->name, variants[next].first) +
-                        (WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
-                                             : fmt::format("exit {}", WEXITSTATUS(status))));
+                    failures.push_back(where(next) +
+                                       (WIFSIGNALED(status)
+                                            ? fmt::format("killed by signal {}", WTERMSIG(status))
+                                            : fmt::format("exit {}", WEXITSTATUS(status))));
                     ++next;
                 } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                     ++t.crashed;
