@@ -202,7 +202,8 @@ CLI::App* add_convert_like(CLI::App& app, Context& ctx, const std::string& name,
     auto a = std::make_shared<ConvertArgs>();
     CLI::App* cmd = app.add_subcommand(name, help);
     cmd->add_option("files", a->files, "IN OUT, or IN... with --out-dir")->required();
-    cmd->add_option("-o,--out-dir", a->out_dir, "Convert many inputs into this directory (made if missing)");
+    cmd->add_option("-o,--out-dir", a->out_dir,
+                    "Convert many inputs into this directory (made if missing)");
     cmd->add_option("--to", a->to, "Output extension with --out-dir (default: the input's)");
     cmd->add_flag("--json", a->json,
                   "Print a JSON report per file on stdout (progress as JSON lines on stderr)");

@@ -206,4 +206,34 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
     bar.finish();
 }
 
+std::string huge_page_tunables(const ProcessStart& p) {
+    if (p.input_bytes < kHugePageInputBytes) return {};
+    if (p.command == "convert" || p.command == "decompile") return {};
+    if (p.opt_out && std::string_view(p.opt_out) == "0") return {};
+    if (p.ld_preload && *p.ld_preload) return {};
+    if (p.thp_enabled.find("[always]") == std::string_view::npos &&
+        p.thp_enabled.find("[madvise]") == std::string_view::npos)
+        return {};
+    const std::string_view now = p.tunables ? p.tunables : "";
+    // Whether `now` (name=value pairs joined by ':') names `key`.
+    const auto sets = [&](std::string_view key) {
+        for (std::size_t at = 0; at <= now.size();) {
+            const std::size_t end = std::min(now.find(':', at), now.size());
+            const std::string_view pair = now.substr(at, end - at);
+            if (pair.substr(0, pair.find('=')) == key) return true;
+            at = end + 1;
+        }
+        return false;
+    };
+    if (sets("glibc.malloc.hugetlb")) return {};
+    std::string out(now);
+    const auto add = [&](std::string_view pair) {
+        if (!out.empty()) out += ':';
+        out += pair;
+    };
+    add("glibc.malloc.hugetlb=1");
+    if (!sets("glibc.malloc.top_pad")) add("glibc.malloc.top_pad=16777216");
+    return out;
+}
+
 }  // namespace lk::cli

@@ -1,8 +1,13 @@
-// The levelkit executable: signals and streams, then the tool (cli/run.cpp).
+// The levelkit executable: the heap's page size, signals and streams, then the tool
+// (cli/run.cpp).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
+#include <string>
 
 #include "cli.hpp"
 
@@ -19,9 +24,60 @@ extern "C" void on_signal(int sig) {
     }
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || \
+    __has_feature(thread_sanitizer)
+#define LK_OWN_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LK_OWN_ALLOCATOR 1
+#endif
+
+// Runs the executable again with glibc's malloc on transparent huge pages when the system has
+// them and nobody chose otherwise (cli::huge_page_tunables says when); returns when it does not.
+// Environment variables are read only here, before any thread starts.
+void run_on_huge_pages([[maybe_unused]] char** argv) {
+#if defined(__linux__) && defined(__GLIBC__) && !defined(LK_OWN_ALLOCATOR)
+    lk::cli::ProcessStart p;
+    if (argv[0] && argv[1]) p.command = argv[1];
+    // The regular files among the arguments: the inputs (an output is not there yet, or is
+    // replaced), but those of formats whose documents view the mapped file.
+    for (char** a = argv + 1; *a; ++a) {
+        struct stat st;
+        if (::stat(*a, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        const lk::FormatHandler* f = lk::format_for_extension(*a);
+        if (!f || !f->views_input) p.input_bytes += static_cast<std::uint64_t>(st.st_size);
+    }
+    char thp[128] = {};
+    if (const int fd = ::open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+        fd >= 0) {
+        const ssize_t n = ::read(fd, thp, sizeof thp - 1);
+        ::close(fd);
+        if (n > 0) p.thp_enabled = std::string_view(thp, static_cast<std::size_t>(n));
+    }
+    p.tunables = std::getenv("GLIBC_TUNABLES");
+    p.ld_preload = std::getenv("LD_PRELOAD");
+    p.opt_out = std::getenv("LEVELKIT_HUGE_PAGES");
+    const std::string tunables = lk::cli::huge_page_tunables(p);
+    if (tunables.empty()) return;
+    const std::string saved = p.tunables ? p.tunables : "";
+    const bool had = p.tunables != nullptr;
+    if (::setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+    ::execv("/proc/self/exe", argv);
+    // Not run again (no /proc): go on as before, and leave children the environment as it was.
+    if (had) {
+        ::setenv("GLIBC_TUNABLES", saved.c_str(), 1);
+    } else {
+        ::unsetenv("GLIBC_TUNABLES");
+    }
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    run_on_huge_pages(argv);
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     lk::cli::Io io;

@@ -287,6 +287,7 @@ const FormatHandler bsp = {
     .extensions = {".bsp"},
     .sniff = sniff,
     .read = read,
+    .views_input = true,
     .scene = {.to = to_scene,
               .to_options =
                   {

@@ -107,6 +107,7 @@ const FormatHandler wmb{
     .extensions = {".wmb"},
     .sniff = sniff,
     .read = read,
+    .views_input = true,
     .scene = {.to = to_scene,
               .to_options = {{.name = "wmp-scale",
                               .type = OptionSpec::Type::number,

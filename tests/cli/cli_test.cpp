@@ -310,3 +310,48 @@ TEST(Cli, ParallelItemsStartHeaviestFirstAndFinishInOrder) {
     EXPECT_EQ(lk::cli::reader_threads(2, 1), 0u);
     EXPECT_EQ(lk::cli::reader_threads(1, 7), 0u);
 }
+
+TEST(Cli, HugePagesAreAskedOfGlibcOnlyWhereTheSystemHasThemAndNobodyChoseOtherwise) {
+    using lk::cli::huge_page_tunables;
+    using lk::cli::ProcessStart;
+    const std::string both = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216";
+    // `levelkit info` on a large map, on a system with THP on request.
+    const ProcessStart info{.command = "info",
+                            .input_bytes = lk::cli::kHugePageInputBytes,
+                            .thp_enabled = "always [madvise] never\n"};
+    const auto with = [&](auto change) {
+        ProcessStart p = info;
+        change(p);
+        return huge_page_tunables(p);
+    };
+    EXPECT_EQ(huge_page_tunables(info), both);
+    EXPECT_EQ(with([](ProcessStart& p) {
+                  p.thp_enabled = "[always] madvise never\n";
+                  p.tunables = "";
+                  p.opt_out = "1";
+                  p.ld_preload = "";
+              }),
+              both);
+    // The user's other tunables are kept, and their own top pad wins.
+    EXPECT_EQ(with([](ProcessStart& p) { p.tunables = "glibc.malloc.arena_max=2"; }),
+              "glibc.malloc.arena_max=2:" + both);
+    EXPECT_EQ(with([](ProcessStart& p) { p.tunables = "glibc.malloc.top_pad=0"; }),
+              "glibc.malloc.top_pad=0:glibc.malloc.hugetlb=1");
+    // A name that only starts like it is another name.
+    EXPECT_EQ(with([](ProcessStart& p) { p.tunables = "glibc.malloc.hugetlbx=0"; }),
+              "glibc.malloc.hugetlbx=0:" + both);
+    // Already set (by the user, or by the first run): nothing to do, so no second run.
+    EXPECT_EQ(with([&](ProcessStart& p) { p.tunables = both.c_str(); }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.tunables = "glibc.malloc.hugetlb=0"; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.tunables = "a=1:glibc.malloc.hugetlb=0"; }), "");
+    // No huge pages, another allocator or tool preloaded, or turned off.
+    EXPECT_EQ(with([](ProcessStart& p) { p.thp_enabled = "always madvise [never]\n"; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.thp_enabled = ""; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.ld_preload = "/usr/lib/libjemalloc.so.2"; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.opt_out = "0"; }), "");
+    // Small inputs do not pay for a second start; conversions keep small pages.
+    EXPECT_EQ(with([](ProcessStart& p) { --p.input_bytes; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.command = "convert"; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.command = "decompile"; }), "");
+    EXPECT_EQ(with([](ProcessStart& p) { p.command = "validate"; }), both);
+}

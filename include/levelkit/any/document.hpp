@@ -147,6 +147,9 @@ struct FormatHandler {
     // Null for output-only formats.
     int (*sniff)(ByteSpan data, std::string_view filename) = nullptr;
     Result<std::unique_ptr<Document>> (*read)(Blob data, const ReadOptions& opt) = nullptr;
+    // The document `read` makes views the mapped file: it takes little memory of its own however
+    // large the file (BSP, WMB).
+    bool views_input = false;
     NeutralSteps<scene::Scene> scene;  // maps
     NeutralSteps<model::Model> model;  // models
 };
