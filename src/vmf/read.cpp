@@ -1117,6 +1117,15 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
     if (worlds > 1) return std::nullopt;
     Map map = std::move(parts[0].map).value();
     Diagnostics all = std::move(parts[0].diags);
+    // Room for every piece's entities and world solids at once: joined one piece at a time,
+    // the vectors would be moved to new memory at each growth.
+    std::size_t entities = map.entities.size(), world_solids = map.world.solids.size();
+    for (std::size_t i = 1; i < n; ++i) {
+        entities += parts[i].map->entities.size();
+        if (cuts[i].in_world) world_solids += parts[i].map->world.solids.size();
+    }
+    map.entities.reserve(entities);
+    map.world.solids.reserve(world_solids);
     // Line numbers where pieces start (CR LF, lone CR and LF each end a line), found only when
     // a piece has diagnostics to place.
     std::optional<LineMap> lines;
