@@ -39,8 +39,9 @@ extern "C" void on_signal(int sig) {
 // Environment variables are read only here, before any thread starts.
 void run_on_huge_pages([[maybe_unused]] char** argv) {
 #if defined(__linux__) && defined(__GLIBC__) && !defined(LK_OWN_ALLOCATOR)
+    if (!argv[0]) return;  // argc == 0
     lk::cli::ProcessStart p;
-    if (argv[0] && argv[1]) p.command = argv[1];
+    if (argv[1]) p.command = argv[1];
     // The regular files among the arguments: the inputs (an output is not there yet, or is
     // replaced), but those of formats whose documents view the mapped file.
     for (char** a = argv + 1; *a; ++a) {
