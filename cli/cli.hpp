@@ -128,7 +128,7 @@ struct ProcessStart {
 // with transparent huge pages (glibc.malloc.hugetlb=1, and a 16 MiB top pad so that the heap
 // grows by whole huge pages), or "" to run as it is. Reading a large map touches tens of
 // megabytes of fresh heap, and on a virtual machine each 4 KiB page's first touch can cost
-// 10 us (half the time of `levelkit info` on a 4 MB map); running again costs a few ms, so it
+// about 12 us (half the time of `levelkit info` on a 4 MB map); running again costs a few ms, so it
 // is done only for inputs of kHugePageInputBytes or more. Not for conversions: a lone one
 // hands its input's memory back as it goes, which huge pages would keep, and a batch reuses
 // its heap from file to file (huge pages gained it 4% for 15% more peak memory). "" also when
@@ -138,6 +138,8 @@ struct ProcessStart {
 // LEVELKIT_HUGE_PAGES is "0".
 inline constexpr std::uint64_t kHugePageInputBytes = std::uint64_t{1} << 20;
 std::string huge_page_tunables(const ProcessStart& p);
+// The commands that keep small pages whatever their inputs (the conversions).
+bool keeps_small_pages(std::string_view command);
 
 // Registration of subcommands (each defined in its own cmd_*.cpp).
 void add_info_command(CLI::App& app, Context& ctx);

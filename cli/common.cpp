@@ -206,9 +206,13 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
     bar.finish();
 }
 
+bool keeps_small_pages(std::string_view command) {
+    return command == "convert" || command == "decompile";
+}
+
 std::string huge_page_tunables(const ProcessStart& p) {
     if (p.input_bytes < kHugePageInputBytes) return {};
-    if (p.command == "convert" || p.command == "decompile") return {};
+    if (keeps_small_pages(p.command)) return {};
     if (p.opt_out && std::string_view(p.opt_out) == "0") return {};
     if (p.ld_preload && *p.ld_preload) return {};
     if (p.thp_enabled.find("[always]") == std::string_view::npos &&

@@ -42,9 +42,11 @@ void run_on_huge_pages([[maybe_unused]] char** argv) {
     if (!argv[0]) return;  // argc == 0
     lk::cli::ProcessStart p;
     if (argv[1]) p.command = argv[1];
+    if (lk::cli::keeps_small_pages(p.command)) return;
     // The regular files among the arguments: the inputs (an output is not there yet, or is
-    // replaced), but those of formats whose documents view the mapped file.
-    for (char** a = argv + 1; *a; ++a) {
+    // replaced), but those of formats whose documents view the mapped file; counted until
+    // they are enough.
+    for (char** a = argv + 1; *a && p.input_bytes < lk::cli::kHugePageInputBytes; ++a) {
         struct stat st;
         if (::stat(*a, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         const lk::FormatHandler* f = lk::format_for_extension(*a);
