@@ -86,11 +86,17 @@ enum class ProgressStyle : std::uint8_t { none, bar, json };
 // run is cancelled (done() is then not called for items never started).
 // With `weight` (e.g. the input's size), the heaviest items start first so that no large item
 // is left running alone at the end.
+// With `finish`, finish(i) runs on the calling thread as each item ends, in the order they end
+// and before done(i), while the workers go on (e.g. waiting for a file to reach the disk); the
+// items then run on worker threads even when `jobs` is 1, and the workers stop taking new items
+// while kMaxUnfinished are waiting for it.
 void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
                       const std::function<void(std::size_t)>& fn,
                       const std::function<void(std::size_t)>& done, ProgressStyle style,
                       const std::function<std::string(std::size_t)>& name = {},
-                      const std::function<std::uint64_t(std::size_t)>& weight = {});
+                      const std::function<std::uint64_t(std::size_t)>& weight = {},
+                      const std::function<void(std::size_t)>& finish = {});
+inline constexpr std::size_t kMaxUnfinished = 16;
 // The order parallel_ordered starts items in: by descending weight (ties in the given order),
 // or as given without one.
 std::vector<std::size_t> start_order(std::size_t n,

@@ -162,6 +162,9 @@ void run_convert(Context& ctx, ConvertArgs& a) {
             job.in_place = a.in_place;
             job.threads = threads;
             job.give_back_memory = jobs.size() == 1;
+            // A batch puts each output in place on this thread (finish, below) while the
+            // workers convert the next inputs: the wait for the disk overlaps the work.
+            job.defer_commit = jobs.size() > 1;
             // One job shows its own stages; many show the bar of finished files.
             JobProgress jp(ctx, jobs.size() == 1 ? style : ProgressStyle::none,
                            jobs[i].in.string());
@@ -194,7 +197,8 @@ void run_convert(Context& ctx, ConvertArgs& a) {
             r = ConvertJobOutcome{};
         },
         style, [&](std::size_t i) { return jobs[i].in.string(); },
-        [&](std::size_t i) { return input_size(jobs[i].in.string()); });
+        [&](std::size_t i) { return input_size(jobs[i].in.string()); },
+        [&](std::size_t i) { commit_outputs(res[i]); });
 }
 
 CLI::App* add_convert_like(CLI::App& app, Context& ctx, const std::string& name,

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <numeric>
 #include <thread>
@@ -146,13 +147,15 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
                       const std::function<void(std::size_t)>& fn,
                       const std::function<void(std::size_t)>& done, ProgressStyle style,
                       const std::function<std::string(std::size_t)>& name,
-                      const std::function<std::uint64_t(std::size_t)>& weight) {
+                      const std::function<std::uint64_t(std::size_t)>& weight,
+                      const std::function<void(std::size_t)>& finish) {
     jobs = parallel_jobs(jobs, n);
     ProgressView bar(ctx, n, style);
     auto name_of = [&](std::size_t i) { return name ? name(i) : std::string(); };
-    if (jobs <= 1) {
+    if (jobs <= 1 && (!finish || n <= 1)) {
         for (std::size_t i = 0; i < n && !ctx.cancelled(); ++i) {
             fn(i);
+            if (finish) finish(i);
             done(i);
             bar.update(i + 1, name_of(i));
         }
@@ -160,8 +163,10 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
         return;
     }
     const std::vector<std::size_t> order = start_order(n, weight);
-    // 0 = not started, 1 = running, 2 = finished, 3 = never started (cancelled).
+    // 0 = not started, 1 = running, 2 = finished, 3 = never started (cancelled), 4 = run and
+    // waiting for finish().
     std::vector<char> state(n, 0);
+    std::deque<std::size_t> unfinished;  // state 4, in the order they ended
     std::mutex m;
     std::condition_variable cv;
     std::size_t next = 0;
@@ -172,7 +177,8 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
             for (;;) {
                 std::size_t i;
                 {
-                    std::lock_guard lock(m);
+                    std::unique_lock lock(m);
+                    cv.wait(lock, [&] { return unfinished.size() < kMaxUnfinished; });
                     if (next >= n) return;
                     i = order[next++];
                     if (ctx.cancelled()) {
@@ -185,7 +191,12 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
                 fn(i);
                 {
                     std::lock_guard lock(m);
-                    state[i] = 2;
+                    if (finish) {
+                        state[i] = 4;
+                        unfinished.push_back(i);
+                    } else {
+                        state[i] = 2;
+                    }
                 }
                 cv.notify_all();
             }
@@ -193,10 +204,20 @@ void parallel_ordered(Context& ctx, std::size_t n, unsigned jobs,
     }
     for (std::size_t i = 0; i < n; ++i) {
         char s;
-        {
+        for (;;) {
             std::unique_lock lock(m);
-            cv.wait(lock, [&] { return state[i] >= 2; });
-            s = state[i];
+            cv.wait(lock, [&] { return state[i] == 2 || state[i] == 3 || !unfinished.empty(); });
+            if (state[i] == 2 || state[i] == 3) {
+                s = state[i];
+                break;
+            }
+            const std::size_t j = unfinished.front();
+            unfinished.pop_front();
+            lock.unlock();
+            cv.notify_all();  // a worker may wait for room
+            finish(j);
+            lock.lock();
+            state[j] = 2;
         }
         if (s == 3) continue;
         done(i);

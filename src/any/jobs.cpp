@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace lk {
 
 JobFailure failure_of(const Diagnostic& d) {
@@ -115,15 +117,46 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
                             c.path.parent_path().string());
             }
         }
+        if (job.defer_commit) {
+            auto f = AtomicFile::create(c.path);
+            if (!f) return fail(std::move(r), std::move(f).error(), c.path.string());
+            auto w = f.value().write(c.bytes);
+            if (!w) return fail(std::move(r), std::move(w).error(), c.path.string());
+            r.pending.push_back(std::move(f).value());
+            continue;
+        }
         auto w = write_file_atomic(c.path, c.bytes);
         if (!w) return fail(std::move(r), std::move(w).error(), c.path.string());
         r.written.push_back(c.path);
+    }
+    if (job.defer_commit) {
+        r.pending.push_back(std::move(out).value());
+        return r;
     }
     auto w = out.value().commit();
     if (!w) return fail(std::move(r), std::move(w).error(), job.output.string());
     r.written.insert(r.written.begin(), job.output);
     progress("done", 1);
     return r;
+}
+
+void commit_outputs(ConvertJobOutcome& r) {
+    std::vector<AtomicFile> pending = std::move(r.pending);
+    r.pending.clear();
+    if (r.error || pending.empty()) return;  // dropped ones: their temporaries are removed
+    for (AtomicFile& f : pending) {
+        auto w = f.commit();
+        if (!w) {
+            Diagnostic d = std::move(w).error();
+            if (d.file.empty()) d.file = f.path().string();
+            r.failure = failure_of(d);
+            r.error = std::move(d);
+            return;
+        }
+        r.written.push_back(f.path());
+    }
+    // The output (committed last) first, as convert_file lists them.
+    if (!r.written.empty()) std::rotate(r.written.begin(), r.written.end() - 1, r.written.end());
 }
 
 }  // namespace lk

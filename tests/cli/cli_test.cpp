@@ -2,13 +2,18 @@
 // files it writes. Fixtures are the repo's own samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <numeric>
+#include <sstream>
+#include <thread>
 
 #include "cli.hpp"
+#include "levelkit/any/jobs.hpp"
 #include "support/corpus.hpp"
 
 namespace fs = std::filesystem;
@@ -309,6 +314,127 @@ TEST(Cli, ParallelItemsStartHeaviestFirstAndFinishInOrder) {
     EXPECT_EQ(lk::cli::reader_threads(2, 7), 1u);
     EXPECT_EQ(lk::cli::reader_threads(2, 1), 0u);
     EXPECT_EQ(lk::cli::reader_threads(1, 7), 0u);
+}
+
+// With a finish step (a batch's wait for the disk): each item is finished once, on the calling
+// thread, after it ran and before it is handed on, and items are still handed on in order; with
+// one job the items then run on a worker, so that finishing one overlaps running the next.
+TEST(Cli, ParallelItemsAreFinishedOnTheCallingThreadWhileTheNextRun) {
+    for (const unsigned jobs : {1u, 2u}) {
+        lk::cli::Io io;
+        lk::cli::Context ctx(io);
+        const std::size_t n = 3 * lk::cli::kMaxUnfinished;
+        const auto caller = std::this_thread::get_id();
+        std::mutex m;
+        std::vector<int> ran(n), finished(n);
+        std::vector<std::size_t> done;
+        bool workers_only = true, finished_here = true, finished_before_done = true;
+        lk::cli::parallel_ordered(
+            ctx, n, jobs,
+            [&](std::size_t i) {
+                std::lock_guard lock(m);
+                workers_only = workers_only && std::this_thread::get_id() != caller;
+                ++ran[i];
+            },
+            [&](std::size_t i) {
+                finished_before_done = finished_before_done && finished[i] == 1;
+                done.push_back(i);
+            },
+            lk::cli::ProgressStyle::none, {}, [](std::size_t i) { return i % 5; },
+            [&](std::size_t i) {
+                std::lock_guard lock(m);
+                finished_here = finished_here && std::this_thread::get_id() == caller && ran[i];
+                ++finished[i];
+            });
+        EXPECT_TRUE(workers_only) << jobs;
+        EXPECT_TRUE(finished_here) << jobs;
+        EXPECT_TRUE(finished_before_done) << jobs;
+        EXPECT_EQ(ran, std::vector<int>(n, 1)) << jobs;
+        EXPECT_EQ(finished, std::vector<int>(n, 1)) << jobs;
+        std::vector<std::size_t> order(n);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        EXPECT_EQ(done, order) << jobs;
+    }
+}
+
+// A batch puts each output in place after its conversion, on another thread: a file that
+// cannot be put in place (its name is taken by a folder) fails that file alone with an I/O
+// error naming it, the others are written whole, and no temporary file is left behind.
+TEST(Cli, ABatchOutputThatCannotBePutInPlaceFailsAloneAndLeavesNoTemporary) {
+    const fs::path d = temp_dir("batch-commit");
+    const fs::path in = temp_dir("batch-commit-in");
+    std::vector<std::string> args = {"convert", "--json",   "-q",   "-j", "2",
+                                     "-o",      d.string(), "--to", "vmf"};
+    for (int k = 0; k < 6; ++k) {
+        const std::string name = "m" + std::to_string(k) + ".wmp";
+        fs::copy_file(sample("demo.wmp"), in / name);
+        args.push_back((in / name).string());
+    }
+    fs::create_directories(d / "m3.vmf");  // the name of the fourth output
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 4) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    std::vector<std::string> results;
+    while (std::getline(lines, line)) {
+        const auto j = lk::Json::parse(line);
+        results.push_back(j["result"]);
+        if (j["result"] == "failed") {
+            EXPECT_NE(j["error"].get<std::string>().find("m3.vmf"), std::string::npos) << line;
+            EXPECT_NE(j["error"].get<std::string>().find("cannot rename into place"),
+                      std::string::npos)
+                << line;
+        }
+    }
+    EXPECT_EQ(results, (std::vector<std::string>{"ok", "ok", "ok", "failed", "ok", "ok"}));
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(d)) {
+        EXPECT_EQ(e.path().filename().string().find(".lk-"), std::string::npos) << e.path();
+        files += e.is_regular_file();
+    }
+    EXPECT_EQ(files, 5u);
+    EXPECT_TRUE(fs::is_empty(d / "m3.vmf"));
+    // The same outputs as one at a time.
+    const fs::path lone = temp_dir("batch-commit-lone");
+    ASSERT_EQ(run({"convert", "-q", (in / "m0.wmp").string(), (lone / "m0.vmf").string()}).code, 0);
+    const auto a = lk::read_file(lone / "m0.vmf"), b = lk::read_file(d / "m0.vmf");
+    ASSERT_TRUE(a && b);
+    EXPECT_GT(a->size(), 0u);
+    EXPECT_EQ(*a, *b);
+}
+
+// The library's side of it: a job told to defer leaves its files pending, nothing in place, and
+// commit_outputs puts them there (companions first) and lists them as an undeferred job does;
+// an outcome dropped uncommitted leaves no file at all.
+TEST(Cli, ADeferredJobPutsNothingInPlaceUntilCommitted) {
+    const fs::path d = temp_dir("deferred");
+    lk::ConvertJob job;
+    job.input = sample("demo.wmp");
+    job.output = d / "a.obj";
+    const lk::ConvertJobOutcome now = lk::convert_file(job);
+    ASSERT_TRUE(now.ok());
+    ASSERT_EQ(now.written.size(), 2u);  // a.obj, a.mtl
+
+    job.output = d / "b.obj";
+    job.defer_commit = true;
+    lk::ConvertJobOutcome later = lk::convert_file(job);
+    ASSERT_TRUE(later.ok());
+    EXPECT_TRUE(later.written.empty());
+    EXPECT_EQ(later.pending.size(), 2u);
+    EXPECT_FALSE(fs::exists(d / "b.obj"));
+    EXPECT_FALSE(fs::exists(d / "b.mtl"));
+    lk::commit_outputs(later);
+    ASSERT_TRUE(later.ok());
+    EXPECT_TRUE(later.pending.empty());
+    EXPECT_EQ(later.written, (std::vector<fs::path>{d / "b.obj", d / "b.mtl"}));
+    EXPECT_EQ(lk::read_file(d / "b.mtl").value(), lk::read_file(d / "a.mtl").value());
+
+    job.output = d / "c.obj";
+    { const lk::ConvertJobOutcome dropped = lk::convert_file(job); }
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"a.mtl", "a.obj", "b.mtl", "b.obj"}));
 }
 
 TEST(Cli, HugePagesAreAskedOfGlibcOnlyWhereTheSystemHasThemAndNobodyChoseOtherwise) {

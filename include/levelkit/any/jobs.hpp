@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "levelkit/any/document.hpp"
+#include "levelkit/core/file.hpp"
 
 namespace lk {
 
@@ -30,6 +31,10 @@ struct ConvertJob {
     // Memory freed as the job goes is handed back to the system (a lone job: lower peak), not
     // kept for the next job on the thread (false: a batch, which would fault it back in).
     bool give_back_memory = true;
+    // Leave the written files in ConvertJobOutcome::pending for commit_outputs() instead of
+    // putting them in place here: a batch makes each file durable (fsync) on another thread
+    // while the next conversion runs.
+    bool defer_commit = false;
 };
 
 struct ConvertJobOutcome {
@@ -39,6 +44,9 @@ struct ConvertJobOutcome {
     Json report;
     std::string path;                            // the path taken, "bsp -> scene -> vmap"
     std::vector<std::filesystem::path> written;  // output first, then companions
+    // With ConvertJob::defer_commit: the companions, then the output, written to their
+    // temporary files and not yet in place (removed if the outcome is dropped uncommitted).
+    std::vector<AtomicFile> pending;
     bool ok() const { return !error; }
     bool problems() const { return diags.has_errors(); }
 };
@@ -46,6 +54,11 @@ struct ConvertJobOutcome {
 // Runs one job. Nothing is written unless the whole conversion succeeded; each file is replaced
 // atomically. Progress stages: "read", "convert", "write"; a cancelled job writes nothing.
 ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress = {});
+
+// Puts the files a job left pending in place, in order (companions, then the output), each made
+// durable before it replaces its target; `written` lists them. On a failure the job fails with
+// that I/O error and the files not yet in place are removed.
+void commit_outputs(ConvertJobOutcome& r);
 
 // The schema of the conversion from `in` to `out` (for `convert --help` and the Python docs).
 std::vector<const OptionSpec*> options_for(const FormatHandler& in, const FormatHandler& out);
