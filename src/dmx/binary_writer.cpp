@@ -523,9 +523,14 @@ std::size_t PackedSubtrees::memory() const {
 namespace {
 // Slabs of the standard size that packed documents gave back, for the next ones (a batch
 // converts file after file on each thread): mapping fresh pages for every output costs a
-// batch more system time than the conversions. A few are kept; the rest are unmapped.
+// batch more system time than the conversions. A few are kept (kKeep, 4 MiB); more (kKeepMore,
+// 16 MiB: about two large maps' worth) when they come from documents that keep their memory
+// for the next job (give_back_memory(false), a batch), where mapping, filling and unmapping
+// the slabs of each large output again cost two jobs 10% of their CPU time (2026-11-28, 228
+// maps: -j 2 0.91x the wall time for 4 MiB more peak; 32 MiB gave no more). The rest are
+// unmapped.
 struct SlabCache {
-    static constexpr std::size_t kKeep = 16;
+    static constexpr std::size_t kKeep = 16, kKeepMore = 64;
     std::mutex m;
     std::vector<std::byte*> free;
     ~SlabCache() {
@@ -538,7 +543,7 @@ SlabCache& slab_cache() {
 }
 }  // namespace
 
-PackedSubtrees::Slab::Slab(std::size_t n) : size(n) {
+PackedSubtrees::Slab::Slab(std::size_t n, bool keep) : size(n), keep_more(keep) {
     if (n == kSlabSize) {
         SlabCache& c = slab_cache();
         const std::lock_guard lock(c.m);
@@ -559,7 +564,7 @@ PackedSubtrees::Slab::~Slab() {
     if (size == kSlabSize) {
         SlabCache& c = slab_cache();
         const std::lock_guard lock(c.m);
-        if (c.free.size() < SlabCache::kKeep) {
+        if (c.free.size() < (keep_more ? SlabCache::kKeepMore : SlabCache::kKeep)) {
             c.free.push_back(data);
             return;
         }
@@ -567,7 +572,8 @@ PackedSubtrees::Slab::~Slab() {
     munmap(data, size);
 }
 #else
-PackedSubtrees::Slab::Slab(std::size_t n) : data(new std::byte[n]), size(n) {}
+PackedSubtrees::Slab::Slab(std::size_t n, bool keep)
+    : data(new std::byte[n]), size(n), keep_more(keep) {}
 PackedSubtrees::Slab::~Slab() {
     delete[] data;
 }
@@ -579,7 +585,7 @@ std::span<const T> PackedSubtrees::store(const std::vector<T>& v) {
     slab_used_ = (slab_used_ + alignof(T) - 1) & ~(alignof(T) - 1);
     if (slabs_.empty() || slab_used_ + n > slab_size_) {
         slab_size_ = std::max(n, kSlabSize);
-        slabs_.emplace_back(slab_size_);
+        slabs_.emplace_back(slab_size_, !give_back_);
         slab_bytes_ += slab_size_;
         // What the caller freed while these were filled (the converted input) goes back to
         // the system; the slabs do not take it.

@@ -130,8 +130,10 @@ private:
     struct Slab {
         std::byte* data = nullptr;
         std::size_t size = 0;
-        Slab(std::size_t n);
-        Slab(Slab&& o) noexcept : data(std::exchange(o.data, nullptr)), size(o.size) {}
+        bool keep_more = false;  // when freed: kept for a batch's next document (see ~Slab)
+        Slab(std::size_t n, bool keep_more);
+        Slab(Slab&& o) noexcept
+            : data(std::exchange(o.data, nullptr)), size(o.size), keep_more(o.keep_more) {}
         Slab& operator=(Slab&&) = delete;
         ~Slab();
     };
