@@ -31,8 +31,8 @@ Json quat(const Quat& q) {
 
 class Writer {
 public:
-    Writer(const Model& m, const ModelGltfOptions& opt, Diagnostics& warnings)
-        : m_(m), opt_(opt), warnings_(warnings), ax_(detail::GltfAxes::of(m, opt.scale)) {}
+    Writer(const Model& m, const ModelGltfOptions& opt)
+        : m_(m), opt_(opt), ax_(detail::GltfAxes::of(m, opt.scale)) {}
 
     Result<ModelGltfFiles> run();
 
@@ -90,7 +90,6 @@ private:
 
     const Model& m_;
     const ModelGltfOptions& opt_;
-    Diagnostics& warnings_;
     detail::GltfAxes ax_;
     ModelGltfReport rep_;
 
@@ -701,7 +700,8 @@ Result<ModelGltfFiles> Writer::run() {
 
 Result<ModelGltfFiles> model_to_gltf(const model::Model& m, const ModelGltfOptions& opt,
                                      Diagnostics& warnings) {
-    auto r = Writer(m, opt, warnings).run();
+    // The writer counts what it changed (ModelGltfReport); the warnings are made from the counts.
+    auto r = Writer(m, opt).run();
     if (r) {
         const ModelGltfReport& rep = r->report;
         if (rep.influences_reduced) {
