@@ -527,8 +527,8 @@ namespace {
 // 16 MiB: about two large maps' worth) when they come from documents that keep their memory
 // for the next job (give_back_memory(false), a batch), where mapping, filling and unmapping
 // the slabs of each large output again cost two jobs 10% of their CPU time (2026-11-28, 228
-// maps: -j 2 0.91x the wall time for 4 MiB more peak; 32 MiB gave no more). The rest are
-// unmapped.
+// maps: -j 2 0.91x the wall time and CPU time, peak 0.7 MiB more; -j 1 0.92x, 2 MiB more;
+// keeping 32 MiB gave no more). The rest are unmapped.
 struct SlabCache {
     static constexpr std::size_t kKeep = 16, kKeepMore = 64;
     std::mutex m;
