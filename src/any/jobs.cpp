@@ -140,23 +140,21 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
     return r;
 }
 
-void commit_outputs(ConvertJobOutcome& r) {
+void commit_outputs(ConvertJobOutcome& r, const Progress& progress) {
     std::vector<AtomicFile> pending = std::move(r.pending);
     r.pending.clear();
     if (r.error || pending.empty()) return;  // dropped ones: their temporaries are removed
     for (AtomicFile& f : pending) {
         auto w = f.commit();
         if (!w) {
-            Diagnostic d = std::move(w).error();
-            if (d.file.empty()) d.file = f.path().string();
-            r.failure = failure_of(d);
-            r.error = std::move(d);
+            r = fail(std::move(r), std::move(w).error(), f.path().string());
             return;
         }
         r.written.push_back(f.path());
     }
     // The output (committed last) first, as convert_file lists them.
     if (!r.written.empty()) std::rotate(r.written.begin(), r.written.end() - 1, r.written.end());
+    progress("done", 1);
 }
 
 }  // namespace lk

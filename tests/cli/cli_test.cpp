@@ -417,13 +417,21 @@ TEST(Cli, ADeferredJobPutsNothingInPlaceUntilCommitted) {
 
     job.output = d / "b.obj";
     job.defer_commit = true;
-    lk::ConvertJobOutcome later = lk::convert_file(job);
+    std::vector<std::string> stages;
+    lk::Progress seen;
+    seen.report = [&](std::string_view stage, double) { stages.emplace_back(stage); };
+    lk::ConvertJobOutcome later = lk::convert_file(job, seen);
     ASSERT_TRUE(later.ok());
+    EXPECT_FALSE(stages.empty());
+    EXPECT_TRUE(std::find(stages.begin(), stages.end(), "done") == stages.end());
     EXPECT_TRUE(later.written.empty());
     EXPECT_EQ(later.pending.size(), 2u);
     EXPECT_FALSE(fs::exists(d / "b.obj"));
     EXPECT_FALSE(fs::exists(d / "b.mtl"));
-    lk::commit_outputs(later);
+    // Its stages end with "done" only once its files are in place.
+    stages.clear();
+    lk::commit_outputs(later, seen);
+    EXPECT_EQ(stages, std::vector<std::string>{"done"});
     ASSERT_TRUE(later.ok());
     EXPECT_TRUE(later.pending.empty());
     EXPECT_EQ(later.written, (std::vector<fs::path>{d / "b.obj", d / "b.mtl"}));

@@ -52,13 +52,15 @@ struct ConvertJobOutcome {
 };
 
 // Runs one job. Nothing is written unless the whole conversion succeeded; each file is replaced
-// atomically. Progress stages: "read", "convert", "write"; a cancelled job writes nothing.
+// atomically. Progress stages: "read", "convert", "write", then "done" once the output is in
+// place (for a deferred job, by commit_outputs); a cancelled job writes nothing.
 ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress = {});
 
 // Puts the files a job left pending in place, in order (companions, then the output), each made
 // durable before it replaces its target; `written` lists them. On a failure the job fails with
-// that I/O error and the files not yet in place are removed.
-void commit_outputs(ConvertJobOutcome& r);
+// that I/O error and the files not yet in place are removed. Reports "done" when all are in
+// place.
+void commit_outputs(ConvertJobOutcome& r, const Progress& progress = {});
 
 // The schema of the conversion from `in` to `out` (for `convert --help` and the Python docs).
 std::vector<const OptionSpec*> options_for(const FormatHandler& in, const FormatHandler& out);
