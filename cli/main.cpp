@@ -3,11 +3,16 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <string_view>
 
 #include "cli.hpp"
 
@@ -34,12 +39,30 @@ extern "C" void on_signal(int sig) {
 #define LK_OWN_ALLOCATOR 1
 #endif
 
+#if defined(__linux__) && defined(__GLIBC__) && !defined(LK_OWN_ALLOCATOR)
+// The second run starts /proc/self/exe, which the kernel names "exe": it takes back the name it
+// was started by, so that ps, top and pkill find it.
+void take_back_name(std::string_view argv0) {
+    const char* t = std::getenv("GLIBC_TUNABLES");
+    if (!t || !std::strstr(t, "glibc.malloc.hugetlb")) return;  // not a second run
+    const int fd = ::open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char comm[17] = {};
+    const ssize_t n = ::read(fd, comm, sizeof comm - 1);
+    ::close(fd);
+    if (n != 4 || std::string_view(comm, 4) != "exe\n") return;
+    const std::string name(argv0.substr(argv0.rfind('/') + 1).substr(0, 15));
+    if (!name.empty()) ::prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);
+}
+#endif
+
 // Runs the executable again with glibc's malloc on transparent huge pages when the system has
 // them and nobody chose otherwise (cli::huge_page_tunables says when); returns when it does not.
 // Environment variables are read only here, before any thread starts.
 void run_on_huge_pages([[maybe_unused]] char** argv) {
 #if defined(__linux__) && defined(__GLIBC__) && !defined(LK_OWN_ALLOCATOR)
     if (!argv[0]) return;  // argc == 0
+    take_back_name(argv[0]);
     lk::cli::ProcessStart p;
     if (argv[1]) p.command = argv[1];
     if (lk::cli::keeps_small_pages(p.command)) return;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The levelkit executable runs itself again on huge pages (cli::huge_page_tunables) for a
 command that reads 1 MiB or more into memory, and only then: same output either way, one start
-for a small input, a conversion, a mapped format or LEVELKIT_HUGE_PAGES=0.
+for a small input, a conversion, a mapped format or LEVELKIT_HUGE_PAGES=0; the second run
+keeps the executable's name.
 
 Process starts are counted from the dynamic loader's own report (LD_DEBUG=statistics prints
 "total startup time in dynamic loader" once per program it starts), against a run with
@@ -74,6 +75,19 @@ def main():
         more = 1 if huge else 0
         check(f'info on a large VMF starts {more} more time(s) than with LEVELKIT_HUGE_PAGES=0 '
               f'(got {starts} and {starts0})', starts == starts0 + more)
+        # The second run is started as /proc/self/exe, which the kernel names "exe"; it takes
+        # its own name back (ps, top, pkill). Read from the ended process before it is reaped.
+        if hasattr(os, 'waitid') and os.path.isdir('/proc/self'):
+            e = dict(os.environ)
+            for k in ('GLIBC_TUNABLES', 'LD_PRELOAD', 'LEVELKIT_HUGE_PAGES'):
+                e.pop(k, None)
+            p = subprocess.Popen([a.levelkit, 'info', large], stdout=subprocess.DEVNULL, env=e)
+            os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+            with open(f'/proc/{p.pid}/comm') as f:
+                comm = f.read().strip()
+            p.wait()
+            name = os.path.basename(a.levelkit)[:15]
+            check(f'the process is named {name} at its end (got {comm})', comm == name)
         _, _, s = run(a.levelkit, ['info', large], GLIBC_TUNABLES='glibc.malloc.hugetlb=0')
         check(f"the user's glibc.malloc.hugetlb is kept (got {s} starts)", s == starts0)
         _, _, s = run(a.levelkit, ['info', small])
