@@ -28,12 +28,17 @@ def big_vmf(path, entities):
                     f'\t"targetname" "target_{i}"\n\t"origin" "{i % 512} {i // 512} 0"\n}}\n')
 
 
-def run(levelkit, args, **env):
+def clean_env(**env):
+    """The caller's environment without what decides the second run, plus `env`."""
     e = dict(os.environ)
     for k in ('GLIBC_TUNABLES', 'LD_PRELOAD', 'LEVELKIT_HUGE_PAGES'):
         e.pop(k, None)
     e.update(env)
-    e['LD_DEBUG'] = 'statistics'
+    return e
+
+
+def run(levelkit, args, **env):
+    e = clean_env(LD_DEBUG='statistics', **env)
     r = subprocess.run([levelkit, *args], capture_output=True, text=True, env=e)
     starts = r.stderr.count('total startup time in dynamic loader')
     return r.returncode, r.stdout, starts
@@ -78,10 +83,8 @@ def main():
         # The second run is started as /proc/self/exe, which the kernel names "exe"; it takes
         # its own name back (ps, top, pkill). Read from the ended process before it is reaped.
         if hasattr(os, 'waitid') and os.path.isdir('/proc/self'):
-            e = dict(os.environ)
-            for k in ('GLIBC_TUNABLES', 'LD_PRELOAD', 'LEVELKIT_HUGE_PAGES'):
-                e.pop(k, None)
-            p = subprocess.Popen([a.levelkit, 'info', large], stdout=subprocess.DEVNULL, env=e)
+            p = subprocess.Popen([a.levelkit, 'info', large], stdout=subprocess.DEVNULL,
+                                 env=clean_env())
             os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
             with open(f'/proc/{p.pid}/comm') as f:
                 comm = f.read().strip()
