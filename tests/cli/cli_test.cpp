@@ -201,6 +201,34 @@ TEST(Cli, GeometryAgreesWithTheObjOutput) {
     EXPECT_GT(faces, 0u);
 }
 
+// A command line that starts with a subcommand's name builds that subcommand alone (cli/run.cpp):
+// every subcommand the full help lists must be built for its own name.
+TEST(Cli, EverySubcommandOfTheHelpRunsByItsName) {
+    const CliRun all = run({"--help"});
+    ASSERT_EQ(all.code, 0);
+    const std::size_t list = all.out.find("Subcommands:");
+    ASSERT_NE(list, std::string::npos) << all.out;
+    std::vector<std::string> names;
+    std::size_t at = all.out.find('\n', list);
+    while (at != std::string::npos && at + 3 < all.out.size() &&
+           all.out.compare(at + 1, 2, "  ") == 0) {
+        const std::size_t from = at + 3, to = all.out.find(' ', from);
+        names.push_back(all.out.substr(from, to - from));
+        at = all.out.find('\n', from);
+    }
+    EXPECT_GE(names.size(), 11u) << all.out;
+    for (const std::string& name : names) {
+        const CliRun r = run({name, "--help"});
+        EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+        EXPECT_NE(r.out.find("Usage: levelkit " + name + " "), std::string::npos)
+            << name << ": " << r.out;
+    }
+    // Not a subcommand: every one is built, and the usage error asks for one.
+    const CliRun bad = run({"nosuch"});
+    EXPECT_NE(bad.code, 0);
+    EXPECT_NE(bad.err.find("A subcommand is required"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, HelpListsConverterOptionsPerTarget) {
     const CliRun r = run({"convert", "--help"});
     EXPECT_EQ(r.code, 0);
