@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(cmake make g++ clang libclang-rt-14-dev lld liblzma-dev zlib1g-dev libcli11-dev libfmt-dev
           nlohmann-json3-dev libspng-dev pkg-config googletest libgtest-dev libgmock-dev
-          libbenchmark-dev libtinyobjloader-dev libmeshoptimizer-dev libpng-dev libtinygltf-dev
+          libbenchmark-dev libtinyobjloader-dev libmeshoptimizer-dev libtinygltf-dev
           python3-dev pybind11-dev python3-numpy python3-pytest python3-setuptools python3-venv
           python3-pip python3-dask python3-distributed
           "$@")

@@ -1,24 +1,13 @@
-// PNG output through libpng, in memory.
-#include <png.h>
+// PNG output through libspng (the encoder WMB textures use too), in memory.
+#include <spng.h>
 
-#include <csetjmp>
-#include <cstring>
+#include <cstdlib>
+#include <memory>
+#include <string>
 
 #include "levelkit/render/render.hpp"
 
 namespace lk::render {
-
-namespace {
-
-void append(png_structp png, png_bytep data, png_size_t n) {
-    auto* out = static_cast<Bytes*>(png_get_io_ptr(png));
-    const auto* p = reinterpret_cast<const std::byte*>(data);
-    out->insert(out->end(), p, p + n);
-}
-
-void flush(png_structp) {}
-
-}  // namespace
 
 namespace {
 
@@ -27,33 +16,32 @@ Result<Bytes> encode(const Image& image, int level, int filters) {
         image.rgb.size() != std::size_t(image.width) * std::size_t(image.height) * 3) {
         return Diagnostic::error("png.bad-image", "the image has no pixels or the wrong size");
     }
-    Bytes out;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-    if (!png) return Diagnostic::error("png.write", "libpng could not start");
-    png_infop info = png_create_info_struct(png);
-    if (!info) {
-        png_destroy_write_struct(&png, nullptr);
-        return Diagnostic::error("png.write", "libpng could not start");
+    std::unique_ptr<spng_ctx, void (*)(spng_ctx*)> ctx(spng_ctx_new(SPNG_CTX_ENCODER),
+                                                       spng_ctx_free);
+    if (!ctx) return Diagnostic::error("png.write", "libspng could not start an encoder");
+    const auto failed = [](int err) {
+        return Diagnostic::error("png.write", std::string("libspng: ") + spng_strerror(err));
+    };
+    spng_ihdr ihdr{};
+    ihdr.width = static_cast<std::uint32_t>(image.width);
+    ihdr.height = static_cast<std::uint32_t>(image.height);
+    ihdr.bit_depth = 8;
+    ihdr.color_type = SPNG_COLOR_TYPE_TRUECOLOR;
+    int err = spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
+    if (!err) err = spng_set_option(ctx.get(), SPNG_IMG_COMPRESSION_LEVEL, level);
+    if (!err) err = spng_set_option(ctx.get(), SPNG_FILTER_CHOICE, filters);
+    if (!err) err = spng_set_ihdr(ctx.get(), &ihdr);
+    if (!err) {
+        err = spng_encode_image(ctx.get(), image.rgb.data(), image.rgb.size(), SPNG_FMT_PNG,
+                                SPNG_ENCODE_FINALIZE);
     }
-    // libpng reports errors by longjmp; nothing with a destructor lives between here and the
-    // calls that may jump, except `out`, which was constructed before setjmp.
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        return Diagnostic::error("png.write", "libpng failed to encode the image");
-    }
-    png_set_write_fn(png, &out, append, flush);
-    png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), 8,
-                 PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, level);
-    png_set_filter(png, 0, filters);
-    png_write_info(png, info);
-    for (int y = 0; y < image.height; ++y) {
-        png_write_row(png,
-                      const_cast<png_bytep>(image.rgb.data() + std::size_t(y) * image.width * 3));
-    }
-    png_write_end(png, nullptr);
-    png_destroy_write_struct(&png, &info);
+    if (err) return failed(err);
+    std::size_t size = 0;
+    void* buf = spng_get_png_buffer(ctx.get(), &size, &err);
+    if (!buf || err) return failed(err);
+    const auto* b = static_cast<const std::byte*>(buf);
+    Bytes out(b, b + size);
+    std::free(buf);
     return out;
 }
 
@@ -61,12 +49,12 @@ Result<Bytes> encode(const Image& image, int level, int filters) {
 
 Result<Bytes> encode_png(const Image& image, bool smallest) {
     // Pictures are mostly flat colour: unfiltered rows at zlib's default level compress about as
-    // well as libpng's adaptive filters (often better) in a third of the time. `smallest` (for
-    // files kept in a repository) takes the smaller of both at the highest level.
-    if (!smallest) return encode(image, 6, PNG_FILTER_NONE);
-    auto a = encode(image, 9, PNG_FILTER_NONE);
+    // well as adaptive filters (often better) in a third of the time. `smallest` (for files kept
+    // in a repository) takes the smaller of both at the highest level.
+    if (!smallest) return encode(image, 6, SPNG_DISABLE_FILTERING);
+    auto a = encode(image, 9, SPNG_DISABLE_FILTERING);
     if (!a) return a;
-    auto b = encode(image, 9, PNG_ALL_FILTERS);
+    auto b = encode(image, 9, SPNG_FILTER_CHOICE_ALL);
     if (b && b->size() < a->size()) return b;
     return a;
 }

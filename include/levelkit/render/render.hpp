@@ -1,6 +1,6 @@
 // Pictures of maps without a GPU: a top-down overview (as the radar images games ship) and an
 // isometric view of a scene's surfaces (scene::build_surfaces), drawn by a small z-buffer
-// rasteriser on the CPU and written as PNG (libpng).
+// rasteriser on the CPU and written as PNG (libspng).
 //
 // Each material has a stable colour (scene::material_color), shaded by the surface normal
 // against a fixed light; the overview also darkens lower surfaces, so floors read apart from
