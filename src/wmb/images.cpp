@@ -1,13 +1,11 @@
 #include "levelkit/wmb/images.hpp"
 
 #include <fmt/format.h>
-#include <spng.h>
 
-#include <cstdlib>
-#include <memory>
 #include <set>
 
 #include "levelkit/core/file.hpp"
+#include "levelkit/core/png.hpp"
 #include "levelkit/core/text.hpp"
 
 namespace lk::wmb {
@@ -127,36 +125,8 @@ Image lightmap_image(const Lightmap& lm) {
 }
 
 Result<Bytes> encode_png(const Image& img) {
-    if (img.width == 0 || img.height == 0 || (img.channels != 3 && img.channels != 4) ||
-        img.pixels.size() != std::size_t{img.width} * img.height * img.channels) {
-        return Diagnostic::error(
-            "png.bad-image", fmt::format("cannot encode a {}x{} image with {} channels and {} "
-                                         "bytes",
-                                         img.width, img.height, img.channels, img.pixels.size()));
-    }
-    std::unique_ptr<spng_ctx, void (*)(spng_ctx*)> ctx(spng_ctx_new(SPNG_CTX_ENCODER),
-                                                       spng_ctx_free);
-    if (!ctx) return Diagnostic::error("png.encode", "libspng could not start an encoder");
-    spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
-    spng_ihdr ihdr{};
-    ihdr.width = img.width;
-    ihdr.height = img.height;
-    ihdr.bit_depth = 8;
-    ihdr.color_type =
-        img.channels == 4 ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA : SPNG_COLOR_TYPE_TRUECOLOR;
-    spng_set_ihdr(ctx.get(), &ihdr);
-    int err = spng_encode_image(ctx.get(), img.pixels.data(), img.pixels.size(), SPNG_FMT_PNG,
-                                SPNG_ENCODE_FINALIZE);
-    if (err) return Diagnostic::error("png.encode", std::string("libspng: ") + spng_strerror(err));
-    std::size_t size = 0;
-    void* buf = spng_get_png_buffer(ctx.get(), &size, &err);
-    if (!buf || err) {
-        return Diagnostic::error("png.encode", std::string("libspng: ") + spng_strerror(err));
-    }
-    const auto* b = static_cast<const std::byte*>(buf);
-    Bytes out(b, b + size);
-    std::free(buf);
-    return out;
+    // libspng's defaults: zlib level 6, adaptive row filters (textures are not flat colour).
+    return lk::encode_png(img.pixels, img.width, img.height, img.channels);
 }
 
 Result<ExportReport> export_images(const File& file, const std::filesystem::path& dir,
