@@ -1,12 +1,14 @@
 // VMF reader + typed model + validation (brush clipping included): no crash on any input, the
 // typed model survives its own normalised rewrite, the threaded streaming reader (forced to cut
 // small inputs) gives what the one-thread reader gives, and the streaming reader's light
-// tokenizer gives what the full KeyValues parser gives (model, origins, diagnostics, error).
+// tokenizer gives what the full KeyValues parser gives (model, origins, diagnostics, error), and
+// the summary `levelkit info` reads (counted piece by piece) is that of the model.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "../tests/support/vmf_origins.hpp"
+#include "../tests/support/vmf_summary.hpp"
 #include "levelkit/core/file.hpp"
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
@@ -55,6 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The streaming read (read_map) gives the model the lossless tree gives.
     if (doc.ok() != one.ok()) std::abort();
     if (doc.ok() && !(doc->map() == one.value())) std::abort();
+    {
+        lk::vmf::ReadOptions opt;
+        opt.threads = 1;
+        opt.pieces = 9;
+        opt.min_piece_bytes = 1;
+        if (!lk::test::summary_mismatch(lk::Blob::copy_of(text), opt, std::move(one), d1).empty())
+            std::abort();
+    }
     if (!doc) return 0;
     if (doc->write() != text) std::abort();
     lk::Diagnostics out;

@@ -732,30 +732,34 @@ std::size_t count_visgroups(const std::vector<Visgroup>& gs) {
     for (const Visgroup& g : gs) n += count_visgroups(g.children);
     return n;
 }
-void count_entity(const Entity& e, Stats& s) {
-    s.solids += e.solids.size();
-    for (const Solid& so : e.solids) {
+}  // namespace
+
+void add_solid_stats(const std::vector<Solid>& solids, Stats& s) {
+    s.solids += solids.size();
+    for (const Solid& so : solids) {
         s.sides += so.sides.size();
         if (so.hidden) ++s.hidden;
         for (const Side& sd : so.sides) {
             if (sd.disp) ++s.displacements;
         }
     }
-    s.connections += e.connections.size();
 }
-}  // namespace
+
+void add_entity_stats(const Entity& e, Stats& s) {
+    add_solid_stats(e.solids, s);
+    s.connections += e.connections.size();
+    ++s.entities;
+    if (e.hidden) ++s.hidden;
+    const std::string_view cls = e.classname();
+    if (iequals(cls, "info_overlay") || iequals(cls, "info_overlay_transition")) ++s.overlays;
+    if (iequals(cls, "func_instance")) ++s.instances;
+}
 
 Stats stats(const Map& map) {
     Stats s;
-    count_entity(map.world, s);
-    for (const Entity& e : map.entities) {
-        count_entity(e, s);
-        ++s.entities;
-        if (e.hidden) ++s.hidden;
-        const std::string_view cls = e.classname();
-        if (iequals(cls, "info_overlay") || iequals(cls, "info_overlay_transition")) ++s.overlays;
-        if (iequals(cls, "func_instance")) ++s.instances;
-    }
+    add_solid_stats(map.world.solids, s);
+    s.connections += map.world.connections.size();
+    for (const Entity& e : map.entities) add_entity_stats(e, s);
     s.visgroups = count_visgroups(map.visgroups);
     s.cameras = map.cameras.size();
     return s;

@@ -9,6 +9,7 @@
 #include "levelkit/vmf/vmf.hpp"
 #include "support/corpus.hpp"
 #include "support/vmf_origins.hpp"
+#include "support/vmf_summary.hpp"
 
 using namespace lk;
 
@@ -165,6 +166,29 @@ TEST(VmfCorpus, StreamingReaderEqualsTreeReader) {
         "equal: %zu\n",
         equal, files, threaded_equal);
     EXPECT_EQ(threaded_equal, files);
+}
+
+// What `levelkit info` reads: a summary, counted piece by piece, is the model's, on every
+// corpus map cut as a large one is (forced: most corpus maps are under the summary's pieces),
+// and as summarize cuts it by default.
+TEST(VmfCorpus, SummaryIsThatOfTheModel) {
+    LK_REQUIRE_CORPUS();
+    std::size_t files = 0, cut = 0;
+    for (const auto& f : all_vmfs()) {
+        auto blob = Blob::map_file(f);
+        ASSERT_TRUE(blob);
+        vmf::ReadOptions forced;
+        forced.threads = 2;
+        forced.pieces = 7;
+        forced.min_piece_bytes = 1;
+        EXPECT_EQ(test::summary_mismatch(blob.value(), forced), "") << f;
+        EXPECT_EQ(test::summary_mismatch(blob.value(), {}), "") << f;
+        ++files;
+        if (blob->size() >= (std::size_t{1} << 17)) ++cut;  // two pieces of 64 KiB
+    }
+    std::printf("summaries equal to the model's counts: %zu maps (%zu cut by default)\n", files,
+                cut);
+    EXPECT_GT(files, 0u);
 }
 
 // read_map's light tokenizer and the full KeyValues parser give the same model, origins and

@@ -8,6 +8,7 @@
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 #include "support/vmf_origins.hpp"
+#include "support/vmf_summary.hpp"
 
 using namespace lk;
 
@@ -616,6 +617,16 @@ TEST(Vmf, ThreadedReadEqualsOneThreadRead) {
                 EXPECT_EQ(d.items()[i].to_string(), one_d.items()[i].to_string()) << t;
                 EXPECT_EQ(d.items()[i].offset, one_d.items()[i].offset) << t;
             }
+        }
+        // The summary of each way of cutting is that of the one-thread model.
+        for (auto [threads, pieces] : std::initializer_list<std::pair<unsigned, std::size_t>>{
+                 {1, 0}, {2, 0}, {2, 5}, {1, 5}, {3, 100}}) {
+            vmf::ReadOptions opt;
+            opt.threads = threads;
+            opt.pieces = pieces;
+            opt.min_piece_bytes = 1;
+            EXPECT_EQ(test::summary_mismatch(Blob::copy_of(texts[t]), opt), "")
+                << t << " threads " << threads << " pieces " << pieces;
         }
         if (t == 0) {
             ASSERT_TRUE(one);

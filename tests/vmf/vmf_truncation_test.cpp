@@ -8,6 +8,7 @@
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 #include "support/corpus.hpp"
+#include "support/vmf_summary.hpp"
 
 using namespace lk;
 
@@ -42,6 +43,8 @@ void check(std::string_view text, const std::string& what) {
         ASSERT_TRUE(threaded.value() == map.value()) << what;
         ASSERT_EQ(td.size(), d.size()) << what;
     }
+    // Its summary (in the same pieces) is that of the model, or the same error.
+    ASSERT_EQ(test::summary_mismatch(Blob::copy_of(text), opt, std::move(map), d), "") << what;
 }
 
 std::string load(const std::filesystem::path& p) {

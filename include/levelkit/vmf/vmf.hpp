@@ -326,7 +326,24 @@ std::string write(const Map& map, const WriteOptions& opt = {});
 struct Stats {
     std::size_t solids = 0, sides = 0, entities = 0, displacements = 0, overlays = 0, instances = 0,
                 visgroups = 0, cameras = 0, connections = 0, hidden = 0;
+    bool operator==(const Stats&) const = default;
 };
 Stats stats(const Map& map);
+// What solids (of the world or an entity) and an entity of `map.entities` add to the counts:
+// stats() is these plus the world's connections, the visgroups and the cameras.
+void add_solid_stats(const std::vector<Solid>& solids, Stats& s);
+void add_entity_stats(const Entity& e, Stats& s);
+
+// A map's counts without its model: `head` is the map as read_map reads it but without world
+// solids and entities, `stats` is what stats() gives for the whole map. The text is read as
+// read_map reads it (the same errors and warnings, at the same positions), in pieces of about
+// 64 KiB (on several threads, ReadOptions::threads), and each piece's solids and entities
+// are counted and freed as soon as it is read: memory stays a few pieces' worth however large
+// the map (its whole model only in the rare case read_map reads the file in one piece).
+struct Summary {
+    Map head;
+    Stats stats;
+};
+Result<Summary> summarize(Blob source, Diagnostics& diags, const ReadOptions& opt = {});
 
 }  // namespace lk::vmf
