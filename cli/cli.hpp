@@ -122,8 +122,8 @@ CLI::App* add_files_command(CLI::App& app, Context& ctx, const std::string& name
 // What the executable knows as it starts, before the tool runs.
 struct ProcessStart {
     std::string_view command;  // argv[1]
-    // The sizes of the regular files named by the arguments, but those of formats whose
-    // documents view the file (FormatHandler::views_input).
+    // The sizes of the regular files named by the arguments that the command reads into memory
+    // (reads_into_memory).
     std::uint64_t input_bytes = 0;
     const char* tunables = nullptr;    // GLIBC_TUNABLES
     std::string_view thp_enabled;      // /sys/kernel/mm/transparent_hugepage/enabled
@@ -146,6 +146,11 @@ inline constexpr std::uint64_t kHugePageInputBytes = std::uint64_t{1} << 20;
 std::string huge_page_tunables(const ProcessStart& p);
 // The commands that keep small pages whatever their inputs (the conversions).
 bool keeps_small_pages(std::string_view command);
+// Whether `command` builds the document of an input of format `f` (found from its extension;
+// null: unknown, found from the content later) in memory: not for formats whose documents view
+// the mapped file (FormatHandler::views_input), nor for `info` where the format counts what it
+// summarises without keeping it (FormatHandler::summarize: a VMF).
+bool reads_into_memory(std::string_view command, const FormatHandler* f);
 
 // Registration of subcommands (each defined in its own cmd_*.cpp).
 void add_info_command(CLI::App& app, Context& ctx);

@@ -14,17 +14,16 @@ void add_info_command(CLI::App& app, Context& ctx) {
             parallel_ordered(
                 ctx, n, a.jobs,
                 [&](std::size_t i) {
-                    // A summary needs the typed form only (a VMF then skips its text tree).
-                    auto doc = read_document(a.files[i], /*lossless=*/false, threads);
-                    if (!doc) {
-                        results[i].emplace(std::move(doc).error());
+                    // The typed form only, counted without keeping it where the format
+                    // can (a VMF's solids and entities, piece by piece).
+                    auto info = file_info(a.files[i], threads);
+                    if (!info) {
+                        results[i].emplace(std::move(info).error());
                         return;
                     }
                     Json j;
                     j["file"] = a.files[i];
-                    // The summary must outlive the loop: items() only refers to it.
-                    const Json info = doc.value()->info();
-                    for (auto& [k, v] : info.items()) j[k] = v;
+                    for (auto& [k, v] : info->items()) j[k] = v;
                     results[i].emplace(std::move(j));
                 },
                 [&](std::size_t i) {

@@ -231,6 +231,12 @@ bool keeps_small_pages(std::string_view command) {
     return command == "convert" || command == "decompile";
 }
 
+bool reads_into_memory(std::string_view command, const FormatHandler* f) {
+    if (!f) return true;
+    if (f->views_input) return false;
+    return !(command == "info" && f->summarize);
+}
+
 std::string huge_page_tunables(const ProcessStart& p) {
     if (p.input_bytes < kHugePageInputBytes) return {};
     if (keeps_small_pages(p.command)) return {};

@@ -67,13 +67,12 @@ void run_on_huge_pages([[maybe_unused]] char** argv) {
     if (argv[1]) p.command = argv[1];
     if (lk::cli::keeps_small_pages(p.command)) return;
     // The regular files among the arguments: the inputs (an output is not there yet, or is
-    // replaced), but those of formats whose documents view the mapped file; counted until
-    // they are enough.
+    // replaced), those the command reads into memory; counted until they are enough.
     for (char** a = argv + 1; *a && p.input_bytes < lk::cli::kHugePageInputBytes; ++a) {
         struct stat st;
         if (::stat(*a, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        const lk::FormatHandler* f = lk::format_for_extension(*a);
-        if (!f || !f->views_input) p.input_bytes += static_cast<std::uint64_t>(st.st_size);
+        if (lk::cli::reads_into_memory(p.command, lk::format_for_extension(*a)))
+            p.input_bytes += static_cast<std::uint64_t>(st.st_size);
     }
     char thp[128] = {};
     if (const int fd = ::open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);

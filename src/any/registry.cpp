@@ -111,6 +111,29 @@ Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& pat
     return read_document(std::move(blob).value(), opt);
 }
 
+Result<Json> file_info(const std::filesystem::path& path, unsigned threads) {
+    auto blob = Blob::map_file(path);
+    if (!blob) return std::move(blob).error();
+    ReadOptions opt;
+    opt.source_name = path.string();
+    opt.base_dir = path.parent_path();
+    opt.lossless = false;
+    opt.threads = threads;
+    const FormatHandler* f = detect_format(blob->bytes(), opt.source_name);
+    if (f && f->read && f->summarize) {
+        auto info = f->summarize(std::move(blob).value(), opt);
+        if (!info) {
+            Diagnostic d = std::move(info).error();
+            if (d.file.empty()) d.file = opt.source_name;
+            return d;
+        }
+        return info;
+    }
+    auto doc = read_document(std::move(blob).value(), opt);
+    if (!doc) return std::move(doc).error();
+    return doc.value()->info();
+}
+
 // --- the graph ------------------------------------------------------------------------------
 
 std::optional<ConversionPath> find_path(const FormatHandler& from, const FormatHandler& to) {

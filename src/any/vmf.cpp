@@ -19,8 +19,8 @@ Json find_int(const std::vector<vmf::KeyValue>& kvs, std::string_view key) {
     return *v;
 }
 
-Json map_info(const vmf::Map& m) {
-    const vmf::Stats s = vmf::stats(m);
+// `s`: the counts of the whole map (a summary's `m` has no solids and entities).
+Json map_info(const vmf::Map& m, const vmf::Stats& s, std::string_view eol) {
     Json j;
     j["format"] = "vmf";
     j["editorversion"] = find_int(m.versioninfo, "editorversion");
@@ -37,14 +37,15 @@ Json map_info(const vmf::Map& m) {
     j["cameras"] = s.cameras;
     j["connections"] = s.connections;
     j["hidden"] = s.hidden;
-    return j;
-}
-
-Json map_info(const vmf::Map& m, std::string_view eol) {
-    Json j = map_info(m);
     j["line_ending"] = eol == "\r\n" ? "crlf" : "lf";
     j["decompiled"] = !m.has_versioninfo;
     return j;
+}
+
+// The line ending of a VMF's text: that of its first line.
+std::string_view line_ending(std::string_view text) {
+    const std::size_t nl = text.find('\n');
+    return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
 }
 
 // Every VMF document gives its typed map and its line ending; read ones also keep the
@@ -56,7 +57,7 @@ public:
     // The map, for a conversion that takes the document over and frees it as it goes.
     virtual vmf::Map& spend_map() = 0;
     virtual std::string_view eol() const = 0;
-    Json info() const final { return map_info(map(), eol()); }
+    Json info() const final { return map_info(map(), vmf::stats(map()), eol()); }
 };
 
 class VmfDocument final : public VmfLike {
@@ -89,9 +90,7 @@ private:
 class StreamedVmf final : public VmfLike {
 public:
     StreamedVmf(Blob source, vmf::Map map) : source_(std::move(source)), map_(std::move(map)) {
-        const std::string_view text = source_.text();
-        const std::size_t nl = text.find('\n');
-        eol_ = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
+        eol_ = line_ending(source_.text());
     }
 
     Result<Bytes> write() const override {
@@ -177,6 +176,16 @@ Result<std::unique_ptr<Document>> read_vmf(Blob data, const ReadOptions& opt) {
     return std::unique_ptr<Document>(std::move(out));
 }
 
+// info() of the StreamedVmf read_vmf makes, without its solids and entities.
+Result<Json> summarize_vmf(Blob data, const ReadOptions& opt) {
+    Diagnostics warnings;
+    vmf::ReadOptions ro;
+    ro.threads = opt.threads;
+    auto s = vmf::summarize(data, warnings, ro);
+    if (!s) return std::move(s).error();
+    return map_info(s->head, s->stats, line_ending(data.text()));
+}
+
 Result<ConvertResult> vmf_to_vmf(const Document& in, const ConvertOptions&, Diagnostics&) {
     const auto* src = dynamic_cast<const VmfLike*>(&in);
     if (!src) return Diagnostic::error("convert.internal", "input is not a VMF document");
@@ -242,6 +251,7 @@ const FormatHandler vmf{
     .extensions = {".vmf", ".vmx"},
     .sniff = sniff_vmf,
     .read = read_vmf,
+    .summarize = summarize_vmf,
     .scene = {.to = to_scene,
               .to_spent = to_spent_scene,
               .to_options = {{.name = "collapse-instances",

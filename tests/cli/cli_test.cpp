@@ -517,3 +517,20 @@ TEST(Cli, HugePagesAreAskedOfGlibcOnlyWhereTheSystemHasThemAndNobodyChoseOtherwi
     EXPECT_EQ(with([](ProcessStart& p) { p.command = "decompile"; }), "");
     EXPECT_EQ(with([](ProcessStart& p) { p.command = "validate"; }), both);
 }
+
+TEST(Cli, InputsCountForHugePagesWhereTheCommandBuildsTheirDocument) {
+    using lk::cli::reads_into_memory;
+    const lk::FormatHandler* vmf = lk::find_format("vmf");
+    const lk::FormatHandler* bsp = lk::find_format("bsp");
+    const lk::FormatHandler* dmx = lk::find_format("dmx");
+    ASSERT_TRUE(vmf && bsp && dmx);
+    // `info` counts a VMF piece by piece (summarize) and views a BSP: neither builds a model.
+    EXPECT_FALSE(reads_into_memory("info", vmf));
+    EXPECT_FALSE(reads_into_memory("info", bsp));
+    EXPECT_TRUE(reads_into_memory("info", dmx));
+    // Other commands build the VMF's model; an unknown extension may be any format.
+    EXPECT_TRUE(reads_into_memory("validate", vmf));
+    EXPECT_TRUE(reads_into_memory("dump", vmf));
+    EXPECT_FALSE(reads_into_memory("validate", bsp));
+    EXPECT_TRUE(reads_into_memory("info", nullptr));
+}

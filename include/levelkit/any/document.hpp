@@ -150,6 +150,9 @@ struct FormatHandler {
     // The document `read` makes views the mapped file: it takes little memory of its own however
     // large the file (BSP, WMB).
     bool views_input = false;
+    // What `read` and Document::info() give, without keeping the document (a large VMF's
+    // solids and entities are counted piece by piece and freed). Null: read, then info().
+    Result<Json> (*summarize)(Blob data, const ReadOptions& opt) = nullptr;
     NeutralSteps<scene::Scene> scene;  // maps
     NeutralSteps<model::Model> model;  // models
 };
@@ -181,6 +184,9 @@ const FormatHandler* format_for_extension(const std::filesystem::path& path);
 Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path,
                                                 bool lossless = true, unsigned threads = 0);
 Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& opt);
+// Document::info() of a file as read_document(path, false, threads) reads it (the same JSON and
+// errors), by its format's summarize where it has one.
+Result<Json> file_info(const std::filesystem::path& path, unsigned threads = 0);
 
 // --- the conversion graph ---------------------------------------------------------------
 
