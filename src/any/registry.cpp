@@ -99,26 +99,29 @@ Result<std::unique_ptr<Document>> read_document(Blob data, const ReadOptions& op
     return doc;
 }
 
-Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path, bool lossless,
-                                                unsigned threads) {
-    auto blob = Blob::map_file(path);
-    if (!blob) return std::move(blob).error();
+namespace {
+// How a file named on a command line is read.
+ReadOptions file_read_options(const std::filesystem::path& path, bool lossless, unsigned threads) {
     ReadOptions opt;
     opt.source_name = path.string();
     opt.base_dir = path.parent_path();
     opt.lossless = lossless;
     opt.threads = threads;
-    return read_document(std::move(blob).value(), opt);
+    return opt;
+}
+}  // namespace
+
+Result<std::unique_ptr<Document>> read_document(const std::filesystem::path& path, bool lossless,
+                                                unsigned threads) {
+    auto blob = Blob::map_file(path);
+    if (!blob) return std::move(blob).error();
+    return read_document(std::move(blob).value(), file_read_options(path, lossless, threads));
 }
 
 Result<Json> file_info(const std::filesystem::path& path, unsigned threads) {
     auto blob = Blob::map_file(path);
     if (!blob) return std::move(blob).error();
-    ReadOptions opt;
-    opt.source_name = path.string();
-    opt.base_dir = path.parent_path();
-    opt.lossless = false;
-    opt.threads = threads;
+    const ReadOptions opt = file_read_options(path, false, threads);
     const FormatHandler* f = detect_format(blob->bytes(), opt.source_name);
     if (f && f->read && f->summarize) {
         auto info = f->summarize(std::move(blob).value(), opt);
