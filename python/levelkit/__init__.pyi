@@ -25,6 +25,7 @@ from ._levelkit import (
     detect_format as detect_format,
     formats as formats,
     geometry as geometry,
+    info as info,
     read as read,
 )
 

@@ -253,6 +253,21 @@ PYBIND11_MODULE(_levelkit, m) {
 
     m.def("read", &read_source, py::arg("source"), py::arg("typed") = true,
           "Reads a file (path) or bytes, detecting the format from the content");
+    m.def(
+        "info",
+        [](const py::object& path) {
+            const std::filesystem::path p = to_path(path);
+            lk::Result<lk::Json> info = lk::Diagnostic::error("io.unset", "");
+            {
+                py::gil_scoped_release release;
+                info = lk::file_info(p);
+            }
+            if (!info) raise(info.error());
+            return json_to_py(*info);
+        },
+        py::arg("path"),
+        "What read(path, typed=False).info() gives, without keeping the document (a VMF is "
+        "counted piece by piece): the CLI's info --json");
     m.def("convert", &convert, py::arg("source"), py::arg("destination"), py::kw_only(),
           py::arg("to") = py::none(), py::arg("in_place") = false,
           "Converts a file along the conversion graph; options as the CLI's (--texture-size -> "

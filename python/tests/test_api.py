@@ -10,6 +10,7 @@ import time
 import pytest
 
 import levelkit
+from conftest import corpus_files
 
 
 def test_read_detects_the_format_from_the_content(demo_vmf, demo_wmp, tmp_path):
@@ -47,6 +48,25 @@ def test_generic_document_info_and_convert(demo_wmp):
     vmf = doc.convert("vmf")
     assert vmf.format == "vmf"
     assert levelkit.read(vmf.to_bytes()).stats["entities"] >= 1
+
+
+def test_info_of_a_file_is_that_of_its_document(demo_vmf, demo_wmp, tmp_path):
+    # A VMF is counted without being kept (piece by piece when large); the same dict.
+    paths = [demo_vmf, demo_wmp]
+    vmfs = corpus_files("vmf", (".vmf",))
+    if vmfs:
+        paths.append(max(vmfs, key=lambda p: p.stat().st_size))
+    for p in paths:
+        assert levelkit.info(p) == levelkit.read(p, typed=False).info(), p
+        assert levelkit.info(str(p))["format"] in ("vmf", "wmp")
+    broken = tmp_path / "broken.vmf"
+    broken.write_bytes(b'versioninfo\n{\n\t"editorversion" "400\n')
+    with pytest.raises(levelkit.Error) as e:
+        levelkit.info(broken)
+    assert e.value.line >= 1 and e.value.file == str(broken)
+    with pytest.raises(levelkit.Error) as e:
+        levelkit.info(tmp_path / "nope.vmf")
+    assert e.value.code.startswith("io.")
 
 
 def test_text_error_carries_line_and_column():
