@@ -1230,13 +1230,15 @@ Result<Summary> summarize(Blob source, Diagnostics& diags, const ReadOptions& op
             return out;
         }
     }
+    // In one piece, as read_map would read it; counted and freed as a piece of it would be.
     Piece whole = read_piece(std::move(source), opt, 0, false, false);
     diags.add_all(whole.diags);
+    Stats counts;
+    count_and_free(whole, counts);
     if (!whole.map) return std::move(whole.map).error();
     out.head = std::move(whole.map).value();
-    out.stats = stats(out.head);
-    std::vector<Solid>().swap(out.head.world.solids);
-    std::vector<Entity>().swap(out.head.entities);
+    out.stats = stats(out.head);  // the world's connections, the visgroups, the cameras
+    add_counts(out.stats, counts);
     return out;
 }
 
