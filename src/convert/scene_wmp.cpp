@@ -268,7 +268,7 @@ public:
 
     Result<wmp::Level> run(const scene::Scene& s) {
         lv_.dialect = wmp::Dialect::wmp2_a6;
-        lv_.header.editor = "levelkit";
+        lv_.header.editor.emplace("levelkit");
         lv_.header.version = 710;
         lv_.wed.present = true;
         lv_.wed.has_palette = true;
