@@ -1,7 +1,6 @@
-// glTF 2.0 -> neutral model, read with Debian's tinygltf. tinygltf parses the JSON and loads the
-// buffers; every index, count, offset and stride is checked here before any byte is read.
-#include <tiny_gltf.h>
-
+// glTF 2.0 -> neutral model, read with tinygltf (Debian's header, built in: tinygltf.hpp). tinygltf
+// parses the JSON and loads the buffers; every index, count, offset and stride is checked here
+// before any byte is read.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +14,7 @@
 
 #include "gltf_axes.hpp"
 #include "levelkit/convert/model_gltf.hpp"
+#include "tinygltf.hpp"
 
 namespace lk::convert {
 

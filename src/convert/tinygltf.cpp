@@ -1,0 +1,3 @@
+// tinygltf's implementation (see tinygltf.hpp).
+#define TINYGLTF_IMPLEMENTATION
+#include "tinygltf.hpp"
