@@ -141,6 +141,28 @@ TEST(GltfModel, BadIndicesAreErrorsWithTheirPath) {
     }
 }
 
+// Textures are not part of the model: images are neither decoded nor fetched (levelkit's
+// tinygltf is built without an image decoder), whether embedded, in a buffer view, external,
+// missing or not images at all; the model read is the one without them.
+TEST(GltfModel, ImagesOfAnyKindAreSkipped) {
+    auto plain = read_text(generic_text());
+    ASSERT_TRUE(plain) << plain.error().message;
+    nlohmann::json j = nlohmann::json::parse(generic_text());
+    // An 1x1 RGB PNG; then bytes that are no picture; then a file that does not exist.
+    j["images"] = nlohmann::json::array(
+        {{{"uri",
+           "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4"
+           "z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"}},
+         {{"uri", "data:image/png;base64,bm90IGEgcGljdHVyZQ=="}},
+         {{"uri", "no-such-texture.png"}},
+         {{"bufferView", 0}, {"mimeType", "image/jpeg"}}});
+    j["textures"] = nlohmann::json::array({{{"source", 0}}, {{"source", 1}}, {{"source", 2}}});
+    auto m = read_text(j.dump());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(compare(*m, *plain), std::nullopt);
+    EXPECT_EQ(m->materials.size(), plain->materials.size());
+}
+
 TEST(GltfModel, ExternalBuffersOnlyFromTheFilesFolder) {
     auto m = read_text(generic_text());
     ASSERT_TRUE(m);
