@@ -148,7 +148,7 @@ TEST(GltfModel, ImagesOfAnyKindAreSkipped) {
     auto plain = read_text(generic_text());
     ASSERT_TRUE(plain) << plain.error().message;
     nlohmann::json j = nlohmann::json::parse(generic_text());
-    // An 1x1 RGB PNG; then bytes that are no picture; then a file that does not exist.
+    // A 1x1 RGB PNG, bytes that are no picture, a file that does not exist, a buffer view.
     j["images"] = nlohmann::json::array(
         {{{"uri",
            "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4"
