@@ -12,7 +12,11 @@ Jobs, on the largest corpus files ($LEVELKIT_CORPUS, default ../shared/corpus):
   bsp-vmf       levelkit convert of the largest BSP to VMF (the decompiler)
   batch-j1/j2   levelkit convert -o DIR --to vmap over every corpus map (VMF, BSP, WMP, WMPB,
                 $$M; one file per name) with one job and with two; the ratio j1/j2 is the batch
-                speed-up on two cores
+                speed-up on two cores. The output folder is emptied before each run, outside the
+                timing. --paired runs the two in turn (j1, j2, j1, ...) and reports the ratio of
+                each pair (median [min-max]), which holds when the machine's speed drifts;
+                --one-core keeps the one-job run on one processor (the VMF reader would
+                otherwise use every core even with one job)
 Only the Python standard library is used (os.wait4 gives the child's own CPU time and peak RSS).
 """
 from __future__ import annotations
@@ -31,11 +35,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_once(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall s, cpu s, peak RSS MiB) of one run of `cmd`; fails on a non-zero exit."""
+def run_once(cmd: list[str], cpus: set[int] | None = None) -> tuple[float, float, float]:
+    """(wall s, cpu s, peak RSS MiB) of one run of `cmd` (on the processors `cpus`, if given);
+    fails on a non-zero exit."""
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     t = time.perf_counter()
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+                         stderr=subprocess.DEVNULL, preexec_fn=pin)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -44,24 +50,47 @@ def run_once(cmd: list[str]) -> tuple[float, float, float]:
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
 
 
-def measure(cmd: list[str], runs: int, before=None) -> dict:
-    if before:
-        before()
-    run_once(cmd)  # warm-up: page cache, first-touch of the binary
-    walls, cpus, rss = [], [], []
-    for _ in range(runs):
-        if before:
-            before()
-        w, c, r = run_once(cmd)
-        walls.append(w)
-        cpus.append(c)
-        rss.append(r)
+def summary(cmd: list[str], runs: list[tuple[float, float, float]]) -> dict:
+    walls, cpus, rss = (list(x) for x in zip(*runs))
     return {
         "cmd": cmd,
         "wall_s": [statistics.median(walls), min(walls), max(walls)],
         "cpu_s": [statistics.median(cpus), min(cpus), max(cpus)],
         "peak_mib": [statistics.median(rss), min(rss), max(rss)],
+        "wall_runs": walls,
     }
+
+
+def measure(cmd: list[str], runs: int, before=None, cpus: set[int] | None = None) -> dict:
+    if before:
+        before()
+    run_once(cmd, cpus)  # warm-up: page cache, first-touch of the binary
+    out = []
+    for _ in range(runs):
+        if before:
+            before()
+        out.append(run_once(cmd, cpus))
+    return summary(cmd, out)
+
+
+def measure_paired(cmds: list[list[str]], runs: int, before=None,
+                   cpus: list[set[int] | None] | None = None) -> list[dict]:
+    """The commands run in turn, `runs` rounds after a warm-up round; each summary also holds
+    `pairs`, the wall time of the first command over its own, round by round."""
+    cpus = cpus or [None] * len(cmds)
+    got: list[list[tuple[float, float, float]]] = [[] for _ in cmds]
+    for k in range(runs + 1):
+        for i, cmd in enumerate(cmds):
+            if before:
+                before()
+            r = run_once(cmd, cpus[i])
+            if k > 0:
+                got[i].append(r)
+    res = [summary(cmd, g) for cmd, g in zip(cmds, got)]
+    for r, g in zip(res, got):
+        ratios = [a[0] / b[0] for a, b in zip(got[0], g)]
+        r["pairs"] = [statistics.median(ratios), min(ratios), max(ratios)]
+    return res
 
 
 def fmt(fig: list[float], scale: float, unit: str, digits: int = 1) -> str:
@@ -78,6 +107,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--batch-runs", type=int, default=3)
     ap.add_argument("--only", action="append", help="run only these jobs (repeatable)")
+    ap.add_argument("--paired", action="store_true",
+                    help="batch: run -j 1 and -j 2 in turn and report the ratio of each pair")
+    ap.add_argument("--one-core", action="store_true",
+                    help="batch: run -j 1 on one processor")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.cli.is_file():
@@ -116,10 +149,18 @@ def main() -> int:
                 shutil.rmtree(out, ignore_errors=True)
                 out.mkdir()
 
-            for jobs in (1, 2):
-                name = f"batch-j{jobs}"
-                res[name] = measure([cli, "convert", "-q", "-j", str(jobs), "--to", "vmap", "-o",
-                                     str(out), *maps], args.batch_runs, before=clean)
+            cmds = {f"batch-j{jobs}": [cli, "convert", "-q", "-j", str(jobs), "--to", "vmap",
+                                       "-o", str(out), *maps]
+                    for jobs in (1, 2) if want(f"batch-j{jobs}")}
+            one = {min(os.sched_getaffinity(0))} if args.one_core else None
+            cpus = [one if name == "batch-j1" else None for name in cmds]
+            if args.paired and len(cmds) == 2:
+                res.update(zip(cmds, measure_paired(list(cmds.values()), args.batch_runs,
+                                                    before=clean, cpus=cpus)))
+            else:
+                for (name, cmd), c in zip(cmds.items(), cpus):
+                    res[name] = measure(cmd, args.batch_runs, before=clean, cpus=c)
+            for name in cmds:
                 res[name]["cmd"] = res[name]["cmd"][:9] + [f"... {len(maps)} maps"]
                 res[name]["inputs"] = len(maps)
                 res[name]["input_bytes"] = sum(Path(m).stat().st_size for m in maps)
@@ -138,8 +179,13 @@ def main() -> int:
             line += f"  ({r['inputs']} maps, {r['input_bytes'] / 1e6:.0f} MB)"
         print(line)
     if "batch-j1" in res and "batch-j2" in res:
-        print(f"batch speed-up, 2 jobs vs 1: "
-              f"{res['batch-j1']['wall_s'][0] / res['batch-j2']['wall_s'][0]:.2f}x (medians)")
+        j1 = "-j 1 on one processor" if args.one_core else "-j 1"
+        if "pairs" in res["batch-j2"]:
+            print(f"batch speed-up, -j 2 against {j1}: "
+                  f"{fmt(res['batch-j2']['pairs'], 1, 'x', 2)} (ratio of each pair)")
+        else:
+            print(f"batch speed-up, -j 2 against {j1}: "
+                  f"{res['batch-j1']['wall_s'][0] / res['batch-j2']['wall_s'][0]:.2f}x (medians)")
     return 0
 
 
