@@ -61,22 +61,11 @@ def summary(cmd: list[str], runs: list[tuple[float, float, float]]) -> dict:
     }
 
 
-def measure(cmd: list[str], runs: int, before=None, cpus: set[int] | None = None) -> dict:
-    if before:
-        before()
-    run_once(cmd, cpus)  # warm-up: page cache, first-touch of the binary
-    out = []
-    for _ in range(runs):
-        if before:
-            before()
-        out.append(run_once(cmd, cpus))
-    return summary(cmd, out)
-
-
 def measure_paired(cmds: list[list[str]], runs: int, before=None,
                    cpus: list[set[int] | None] | None = None) -> list[dict]:
-    """The commands run in turn, `runs` rounds after a warm-up round; each summary also holds
-    `pairs`, the wall time of the first command over its own, round by round."""
+    """The commands run in turn, `runs` rounds after a warm-up round (page cache, first touch
+    of the binary); the summary of each command after the first also holds `pairs`, the first
+    one's wall time over its own, round by round."""
     cpus = cpus or [None] * len(cmds)
     got: list[list[tuple[float, float, float]]] = [[] for _ in cmds]
     for k in range(runs + 1):
@@ -87,10 +76,14 @@ def measure_paired(cmds: list[list[str]], runs: int, before=None,
             if k > 0:
                 got[i].append(r)
     res = [summary(cmd, g) for cmd, g in zip(cmds, got)]
-    for r, g in zip(res, got):
+    for r, g in zip(res[1:], got[1:]):
         ratios = [a[0] / b[0] for a, b in zip(got[0], g)]
         r["pairs"] = [statistics.median(ratios), min(ratios), max(ratios)]
     return res
+
+
+def measure(cmd: list[str], runs: int, before=None, cpus: set[int] | None = None) -> dict:
+    return measure_paired([cmd], runs, before, [cpus])[0]
 
 
 def fmt(fig: list[float], scale: float, unit: str, digits: int = 1) -> str:
