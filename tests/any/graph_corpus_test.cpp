@@ -53,7 +53,7 @@ TEST(GraphCorpus, BspAndGamestudioToVmap) {
     const auto levels = gamestudio_levels();
     files.insert(files.end(), levels.begin(), levels.end());
     ASSERT_FALSE(files.empty());
-    std::size_t maps = 0, meshes = 0, invalid = 0, entities = 0, a3 = 0;
+    std::size_t maps = 0, meshes = 0, invalid = 0, entities = 0;
     for (const auto& path : files) {
         const std::string name = name_of(path);
         auto in = read_document(path);
@@ -96,7 +96,6 @@ TEST(GraphCorpus, BspAndGamestudioToVmap) {
         const std::size_t vmf_entities = vmf_doc.value()->info()["entities"].get<std::size_t>();
         EXPECT_EQ(vi["entities"].get<std::size_t>() + func_detail, vmf_entities) << name;
         entities += vi["entities"].get<std::size_t>();
-        a3 += vi["meshes"].get<std::size_t>() == 0;
         ++maps;
     }
     std::printf(
