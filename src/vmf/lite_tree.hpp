@@ -208,6 +208,9 @@ inline bool ends_bare(char c) {
 // Whitespace and `//` comments. Gaps in map files are a line ending and some tabs: sixteen
 // bytes are tested at a time where SSE2 is there.
 inline const char* skip_gap(const char* p, const char* end) {
+    // Between a key and its value: one space, then the value's quote or first byte.
+    if (end - p >= 2 && p[0] == ' ' && static_cast<unsigned char>(p[1]) > ' ' && p[1] != '/')
+        return p + 1;
     for (;;) {
 #if defined(__SSE2__)
         while (end - p >= 16) {
