@@ -1,4 +1,5 @@
 #include "levelkit/core/text.hpp"
+#include "levelkit/core/numbers.hpp"
 
 #include <fmt/format.h>
 
@@ -266,6 +267,33 @@ std::string printable(std::string_view s, std::size_t max_len) {
         }
     }
     return out;
+}
+
+bool NumberCursor::number_rest(double& out, const char* p, bool neg) {
+    std::uint64_t m = 0;
+    const char* digits_begin = p;
+    while (p < end_ && static_cast<unsigned char>(*p - '0') < 10)
+        m = m * 10 + static_cast<unsigned>(*p++ - '0');
+    const char* int_end = p;
+    if (p < end_ && *p == '.') {
+        ++p;
+        while (p < end_ && static_cast<unsigned char>(*p - '0') < 10)
+            m = m * 10 + static_cast<unsigned>(*p++ - '0');
+    }
+    const auto frac = static_cast<std::size_t>(p - int_end) - (int_end < p ? 1 : 0);
+    const auto digits = static_cast<std::size_t>(int_end - digits_begin) + frac;
+    if (digits > 0 && digits < 16 && ends_number(p)) {
+        // Integers (most plane points) skip the slow division.
+        const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+        out = neg ? -v : v;
+        p_ = p;
+        return true;
+    }
+    const std::size_t used =
+        parse_double_prefix(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), out);
+    if (used == 0 || !ends_number(p_ + used)) return false;
+    p_ += used;
+    return true;
 }
 
 }  // namespace lk

@@ -38,21 +38,18 @@ public:
         }
         return false;
     }
-    bool number(double& out) {
+    // Plain decimals as Hammer writes them ("-0.676192", "128") take the word path here: at
+    // most seven digits on each side of the point, which convert exactly with one division
+    // (both operands exact). Anything else goes to number_rest. Always inlined: this is most
+    // of the work of reading a map's planes, axes and rows.
+    [[gnu::always_inline]] bool number(double& out) {
         skip_spaces();
-        // Fast path for the plain decimals Hammer writes ("-0.676192", "128"): at most 15
-        // digits and no exponent convert exactly with one division (both operands exact).
-        // Anything else goes to parse_double_prefix.
         const char* p = p_;
         const bool neg = p < end_ && *p == '-';
         p += neg;
-        static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                            1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-        static constexpr std::uint64_t kPow10Int[] = {1,     10,     100,     1000,
-                                                      10000, 100000, 1000000, 10000000};
         if (std::endian::native == std::endian::little && limit_ - p >= 17) {
             // Up to seven digits, a '.', up to seven digits, read as words: the same number
-            // the digit loop below makes, without a branch per digit. Longer runs take the loop.
+            // the digit loop makes, without a branch per digit. Longer runs take the loop.
             const std::size_t left = static_cast<std::size_t>(end_ - p);
             const std::size_t n = std::min(digit_run(p), left);
             if (n < 8) {
@@ -76,30 +73,7 @@ public:
                 }
             }
         }
-        std::uint64_t m = 0;
-        const char* digits_begin = p;
-        while (p < end_ && static_cast<unsigned char>(*p - '0') < 10)
-            m = m * 10 + static_cast<unsigned>(*p++ - '0');
-        const char* int_end = p;
-        if (p < end_ && *p == '.') {
-            ++p;
-            while (p < end_ && static_cast<unsigned char>(*p - '0') < 10)
-                m = m * 10 + static_cast<unsigned>(*p++ - '0');
-        }
-        const auto frac = static_cast<std::size_t>(p - int_end) - (int_end < p ? 1 : 0);
-        const auto digits = static_cast<std::size_t>(int_end - digits_begin) + frac;
-        if (digits > 0 && digits < 16 && ends_number(p)) {
-            // Integers (most plane points) skip the slow division.
-            const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
-            out = neg ? -v : v;
-            p_ = p;
-            return true;
-        }
-        const std::size_t used =
-            parse_double_prefix(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), out);
-        if (used == 0 || !ends_number(p_ + used)) return false;
-        p_ += used;
-        return true;
+        return number_rest(out, p, neg);
     }
     bool vec3(Vec3& v) { return number(v.x) && number(v.y) && number(v.z); }
     bool at_end() {
@@ -108,6 +82,13 @@ public:
     }
 
 private:
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    static constexpr std::uint64_t kPow10Int[] = {1,     10,     100,     1000,
+                                                  10000, 100000, 1000000, 10000000};
+    // number() past its word path (`p` is after the sign): up to fifteen digits by the digit
+    // loop, else parse_double_prefix. Out of line (text.cpp), so that number() stays small.
+    bool number_rest(double& out, const char* p, bool neg);
     // A number must end at a separator, not run into letters.
     bool ends_number(const char* p) const {
         return p >= end_ || *p == ' ' || *p == '\t' || *p == ')' || *p == ']' || *p == '(' ||
