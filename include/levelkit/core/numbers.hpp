@@ -75,7 +75,7 @@ public:
         }
         return number_rest(out, p, neg);
     }
-    bool vec3(Vec3& v) { return number(v.x) && number(v.y) && number(v.z); }
+    [[gnu::always_inline]] bool vec3(Vec3& v) { return number(v.x) && number(v.y) && number(v.z); }
     bool at_end() {
         skip_spaces();
         return p_ >= end_;
