@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <thread>
@@ -117,6 +119,45 @@ const char* readable_end(const kv::Document& tree, std::string_view v) {
 const char* readable_end(const LiteTree& tree, std::string_view v) {
     return readable_end(tree.text(), v);
 }
+
+// Texture axes repeat: most faces are axis-aligned with their material's usual scale, so a map
+// has a few hundred different "uaxis"/"vaxis" texts for tens of thousands of sides. A reader
+// keeps the axis last parsed for each of kSlots texts (chosen by a hash of the text) and copies
+// it when the same text comes again: the same value, since parsing depends on the text alone.
+// Only texts that parsed are kept, so diagnostics are unchanged.
+class AxisMemo {
+public:
+    struct Slot {
+        std::uint32_t len = 0;  // 0: empty (a kept text has at least kMinText bytes)
+        char text[40];
+        TextureAxis axis;
+    };
+    static constexpr std::size_t kMinText = 8, kMaxText = sizeof(Slot::text);
+
+    // The slot `v` would be kept in, or null if texts of its length are not kept.
+    Slot* slot_for(std::string_view v) {
+        if (v.size() < kMinText || v.size() > kMaxText) return nullptr;
+        if (!slots_) slots_ = std::make_unique<Slot[]>(kSlots);
+        std::uint64_t first = 0, last = 0;
+        std::memcpy(&first, v.data(), 8);
+        std::memcpy(&last, v.data() + v.size() - 8, 8);
+        const std::uint64_t h = (first ^ std::rotl(last, 29) ^ v.size()) * 0x9E3779B97F4A7C15u;
+        return &slots_[h >> (64 - kBits)];
+    }
+    static bool holds(const Slot& s, std::string_view v) {
+        return s.len == v.size() && std::memcmp(s.text, v.data(), v.size()) == 0;
+    }
+    static void keep(Slot& s, std::string_view v, const TextureAxis& a) {
+        std::memcpy(s.text, v.data(), v.size());
+        s.len = static_cast<std::uint32_t>(v.size());
+        s.axis = a;
+    }
+
+private:
+    static constexpr unsigned kBits = 8;  // 256 slots, 22 KiB
+    static constexpr std::size_t kSlots = std::size_t{1} << kBits;
+    std::unique_ptr<Slot[]> slots_;
+};
 
 // Builds the typed model from a kv::Document (Node = kv::Node) or a LiteTree (LiteNode). Paths
 // name the field: `world/solid[12]/side[3]/plane`.
@@ -295,6 +336,7 @@ private:
 
     const Tree* tree_;
     Diagnostics& diags_;
+    AxisMemo axes_;
     bool streaming_;
     std::uint32_t offset_base_;
     Map map_;
@@ -305,11 +347,18 @@ private:
 
 template <class Tree, class Node>
 bool TypedReader<Tree, Node>::read_uvaxis(const Node& n, UVAxis& a, const Path& path) {
-    NumberCursor c(n.value(), limit(n.value()));
+    const std::string_view v = n.value();
+    AxisMemo::Slot* slot = axes_.slot_for(v);
+    if (slot && AxisMemo::holds(*slot, v)) {
+        a = slot->axis;
+        return true;
+    }
+    NumberCursor c(v, limit(v));
     UVAxis out;
     if (c.expect('[') && c.vec3(out.axis) && c.number(out.shift) && c.expect(']') &&
         c.number(out.scale) && c.at_end()) {
         a = out;
+        if (slot) AxisMemo::keep(*slot, v, out);
         return true;
     }
     bad_value(n, path, "an axis \"[x y z shift] scale\"");

@@ -1,9 +1,12 @@
 // The typed VMF model, from small hand-written maps.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
@@ -759,4 +762,63 @@ TEST(Vmf, BoxSolidIsAValidBrushWithOutwardPlanesAndFreshIds) {
     auto again = vmf::Document::read(vmf::write(map));
     ASSERT_TRUE(again) << again.error().to_string();
     EXPECT_EQ(again->map().world.solids.back(), solid);
+}
+
+// The reader remembers parsed texture axes by their text (read.cpp, AxisMemo): repeated texts,
+// many different ones (so remembered slots are taken over by others), texts at and past the
+// lengths it keeps, and a bad text repeated must all read as each text alone does.
+TEST(Vmf, RepeatedTextureAxesReadAsEachAloneDoes) {
+    std::vector<std::string> axes;
+    for (int i = 0; i < 700; ++i) {
+        // Every third text repeats an earlier one; the rest are new.
+        const int k = i % 3 == 0 ? i / 7 : i;
+        axes.push_back(fmt::format("[1 0 0 {}] 0.25", k));
+    }
+    axes.push_back("[1 0 0] 0.25");   // bad (a shift is missing)
+    axes.push_back("[1 0 0] 0.25");   // the same bad text again
+    axes.push_back("[0 0 -1 0] 1");   // 13 bytes
+    axes.push_back("[0 0 -1 0]");     // bad: no scale
+    axes.push_back("[1 0 0 0]  .5");  // 13 bytes, two spaces
+    axes.push_back(std::string("[0.") + std::string(30, '1') + " 0 0 0] 1");  // 41 bytes: not kept
+    axes.push_back(std::string("[0.") + std::string(29, '1') + " 0 0 0] 1");  // 40 bytes: kept
+    axes.push_back(axes.back());
+    std::string text = "world\n{\n\t\"id\" \"1\"\n";
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        text += fmt::format(
+            "\tsolid\n\t{{\n\t\t\"id\" \"{}\"\n\t\tside\n\t\t{{\n\t\t\t\"id\" \"{}\"\n"
+            "\t\t\t\"uaxis\" \"{}\"\n\t\t\t\"vaxis\" \"{}\"\n\t\t}}\n\t}}\n",
+            2 * i + 2, 2 * i + 3, axes[i], axes[axes.size() - 1 - i]);
+    }
+    text += "}\n";
+    for (const bool light : {true, false}) {
+        Diagnostics d;
+        auto map = vmf::read_map(Blob::copy_of(text), d, {.threads = 1, .light_tokenizer = light});
+        ASSERT_TRUE(map) << map.error().to_string();
+        ASSERT_EQ(map->world.solids.size(), axes.size());
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < axes.size(); ++i) {
+            const vmf::Side& s = map->world.solids[i].sides.at(0);
+            for (const bool u : {true, false}) {
+                const std::string& want = u ? axes[i] : axes[axes.size() - 1 - i];
+                // The same text in a map of its own.
+                const std::string alone =
+                    "world\n{\n\tsolid\n\t{\n\t\tside\n\t\t{\n\t\t\t\"uaxis\" \"" + want +
+                    "\"\n\t\t}\n\t}\n}\n";
+                Diagnostics ad;
+                auto one = vmf::read_map(Blob::copy_of(alone), ad, {.threads = 1});
+                ASSERT_TRUE(one);
+                const vmf::Side& o = one->world.solids.at(0).sides.at(0);
+                EXPECT_EQ(s.has(u ? vmf::Side::kUAxis : vmf::Side::kVAxis),
+                          o.has(vmf::Side::kUAxis))
+                    << want;
+                if (o.has(vmf::Side::kUAxis)) {
+                    EXPECT_EQ(u ? s.uaxis : s.vaxis, o.uaxis) << want;
+                } else {
+                    ++bad;
+                }
+            }
+        }
+        EXPECT_EQ(bad, 6u);  // three bad texts, each as a uaxis and as a vaxis
+        EXPECT_EQ(d.count(Severity::error), 6u);
+    }
 }
