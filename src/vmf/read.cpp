@@ -45,9 +45,12 @@ RawNode to_raw(const N& n) {
     return r;
 }
 
+// Appends n's key and value to `to`, built where they go (no temporary moved in).
 template <class N>
-KeyValue to_kv(const N& n) {
-    return {std::string(n.key()), std::string(n.value())};
+void add_kv(std::vector<KeyValue>& to, const N& n) {
+    KeyValue& kv = to.emplace_back();
+    kv.key.assign(n.key());
+    kv.value.assign(n.value());
 }
 
 // Where we are in the map, built into a string only when a diagnostic needs it.
@@ -319,7 +322,7 @@ private:
                 default:
                     break;
             }
-            if (!ok) e.extra_keys.push_back(to_kv(c));
+            if (!ok) add_kv(e.extra_keys, c);
         }
         return e;
     }
@@ -446,7 +449,7 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
         } else {
             ok = false;
         }
-        if (!ok) d.extra_keys.push_back(to_kv(c));
+        if (!ok) add_kv(d.extra_keys, c);
     }
     const int size = d.has(DispInfo::kPower) ? d.grid_size() : 0;
     const int tri_rows = d.has(DispInfo::kPower) ? 1 << d.power : 0;
@@ -647,7 +650,7 @@ void TypedReader<Tree, Node>::read_side(const Node& n, const Path& path, Side& s
             case SideKey::other:
                 break;
         }
-        if (s.present == before) s.extra_keys.push_back(to_kv(c));
+        if (s.present == before) add_kv(s.extra_keys, c);
     }
 }
 
@@ -671,7 +674,7 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
         } else if (is(c, "id") && !have_id && read_int(c, s.id, path)) {
             have_id = true;
         } else {
-            s.extra_keys.push_back(to_kv(c));
+            add_kv(s.extra_keys, c);
         }
     }
 }
@@ -691,7 +694,7 @@ Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, boo
     }
     for (Node c : n) {
         if (!c.is_block()) {
-            e.keys.push_back(to_kv(c));
+            add_kv(e.keys, c);
             continue;
         }
         if (is(c, "solid")) {
@@ -739,7 +742,7 @@ Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, boo
                 } else if (k.is_block()) {
                     g.extra_blocks.push_back(to_raw(k));
                 } else if (!(is(k, "id") && g.id == 0 && read_int(k, g.id, Path{&path, "group"}))) {
-                    g.extra_keys.push_back(to_kv(k));
+                    add_kv(g.extra_keys, k);
                 }
             }
             e.groups.push_back(std::move(g));
@@ -765,7 +768,7 @@ Visgroup TypedReader<Tree, Node>::read_visgroup(const Node& n) {
         } else if (!c.is_block() && is(c, "color") && v.color.empty()) {
             v.color = std::string(c.value());
         } else if (!c.is_block()) {
-            v.extra_keys.push_back(to_kv(c));
+            add_kv(v.extra_keys, c);
         } else {
             v.extra_blocks.push_back(to_raw(c));
         }
@@ -803,7 +806,7 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
                     m.has_versioninfo = false;
                     break;
                 }
-                m.versioninfo.push_back(to_kv(c));
+                add_kv(m.versioninfo, c);
             }
         } else if (is(top, "visgroups") && !m.has_visgroups) {
             m.has_visgroups = true;
@@ -846,7 +849,7 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
             for (Node b : top) {
                 if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
                 if (!b.is_block() && !is(b, "active") && !is(b, "mins") && !is(b, "maxs")) {
-                    c.extra_keys.push_back(to_kv(b));
+                    add_kv(c.extra_keys, b);
                 }
             }
             m.cordons.push_back(std::move(c));
@@ -861,7 +864,7 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
                 for (Node b : cn) {
                     if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
                     if (!b.is_block() && !is(b, "active") && !is(b, "name")) {
-                        c.extra_keys.push_back(to_kv(b));
+                        add_kv(c.extra_keys, b);
                     }
                 }
                 m.cordons.push_back(std::move(c));
