@@ -30,9 +30,9 @@ namespace {
 
 // The typed reader runs over the lossless kv::Document or the streaming reader's LiteTree: the
 // helpers below take either's node.
-template <class N>
-bool is(const N& n, std::string_view name) {
-    return iequals(n.key(), name);
+template <LowerKey K, class N>
+bool is(const N& n) {
+    return iequals_lower<K>(n.key());
 }
 
 template <class N>
@@ -90,20 +90,21 @@ enum class SideKey {
 SideKey side_key(std::string_view k) {
     switch (k.size()) {
         case 2:
-            return iequals(k, "id") ? SideKey::id : SideKey::other;
+            return iequals_lower<"id">(k) ? SideKey::id : SideKey::other;
         case 5:
-            if (iequals(k, "plane")) return SideKey::plane;
-            if (iequals(k, "uaxis")) return SideKey::uaxis;
-            if (iequals(k, "vaxis")) return SideKey::vaxis;
+            if (iequals_lower<"plane">(k)) return SideKey::plane;
+            if (iequals_lower<"uaxis">(k)) return SideKey::uaxis;
+            if (iequals_lower<"vaxis">(k)) return SideKey::vaxis;
             return SideKey::other;
         case 8:
-            if (iequals(k, "material")) return SideKey::material;
-            if (iequals(k, "rotation")) return SideKey::rotation;
+            if (iequals_lower<"material">(k)) return SideKey::material;
+            if (iequals_lower<"rotation">(k)) return SideKey::rotation;
             return SideKey::other;
         case 13:
-            return iequals(k, "lightmapscale") ? SideKey::lightmapscale : SideKey::other;
+            return iequals_lower<"lightmapscale">(k) ? SideKey::lightmapscale : SideKey::other;
         case 16:
-            return iequals(k, "smoothing_groups") ? SideKey::smoothing_groups : SideKey::other;
+            return iequals_lower<"smoothing_groups">(k) ? SideKey::smoothing_groups
+                                                        : SideKey::other;
         default:
             return SideKey::other;
     }
@@ -266,7 +267,7 @@ private:
             };
             switch (k.size()) {
                 case 5:
-                    if (iequals(k, "color") && !e.color) {
+                    if (iequals_lower<"color">(k) && !e.color) {
                         // "r g b" as three integers.
                         NumberCursor nc(v, limit(v));
                         double rgb[3];
@@ -283,7 +284,7 @@ private:
                     }
                     break;
                 case 7:
-                    if (iequals(k, "groupid") && !e.group_id) {
+                    if (iequals_lower<"groupid">(k) && !e.group_id) {
                         if (auto i = parse_int(trim(v))) {
                             e.group_id = *i;
                             ok = true;
@@ -291,18 +292,18 @@ private:
                     }
                     break;
                 case 8:
-                    if (iequals(k, "comments") && !e.comments) {
+                    if (iequals_lower<"comments">(k) && !e.comments) {
                         e.comments = std::string(v);
                         ok = true;
                     }
                     break;
                 case 10:
-                    if (iequals(k, "visgroupid")) {
+                    if (iequals_lower<"visgroupid">(k)) {
                         if (auto i = parse_int(trim(v))) {
                             e.visgroup_ids.push_back(*i);
                             ok = true;
                         }
-                    } else if (iequals(k, "logicalpos") && !e.logical_pos) {
+                    } else if (iequals_lower<"logicalpos">(k) && !e.logical_pos) {
                         double x = 0, y = 0;
                         if (detail::parse_vec2_bracket(v, x, y, limit(v))) {
                             e.logical_pos = std::array<double, 2>{x, y};
@@ -311,13 +312,13 @@ private:
                     }
                     break;
                 case 11:
-                    if (iequals(k, "cordonsolid")) ok = flag(e.cordon_solid);
+                    if (iequals_lower<"cordonsolid">(k)) ok = flag(e.cordon_solid);
                     break;
                 case 13:
-                    if (iequals(k, "visgroupshown")) ok = flag(e.visgroup_shown);
+                    if (iequals_lower<"visgroupshown">(k)) ok = flag(e.visgroup_shown);
                     break;
                 case 17:
-                    if (iequals(k, "visgroupautoshown")) ok = flag(e.visgroup_autoshown);
+                    if (iequals_lower<"visgroupautoshown">(k)) ok = flag(e.visgroup_autoshown);
                     break;
                 default:
                     break;
@@ -423,7 +424,7 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
     for (Node c : n) {
         if (c.is_block()) continue;
         bool ok = true;
-        if (is(c, "power")) {
+        if (is<"power">(c)) {
             // Only a power in range is taken: the grid is sized by it (1 << power).
             int power = 0;
             const bool number = read_int(c, power, path);
@@ -434,17 +435,17 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
             } else if (number) {
                 bad_value(c, path, "a power in 0..4");
             }
-        } else if (is(c, "startposition")) {
+        } else if (is<"startposition">(c)) {
             ok = detail::parse_vec3(c.value(), d.start_position, limit(c.value()));
             if (ok)
                 d.present |= DispInfo::kStartPosition;
             else
                 bad_value(c, path, "a point \"[x y z]\"");
-        } else if (is(c, "flags")) {
+        } else if (is<"flags">(c)) {
             if ((ok = read_int(c, d.flags, path))) d.present |= DispInfo::kFlags;
-        } else if (is(c, "elevation")) {
+        } else if (is<"elevation">(c)) {
             if ((ok = read_double(c, d.elevation, path))) d.present |= DispInfo::kElevation;
-        } else if (is(c, "subdiv")) {
+        } else if (is<"subdiv">(c)) {
             if ((ok = read_int(c, d.subdiv, path))) d.present |= DispInfo::kSubdiv;
         } else {
             ok = false;
@@ -471,23 +472,23 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
         const std::string_view k = c.key();
         if (!ok) {
             // Without a power the row blocks cannot be sized; keep them as they are.
-        } else if (iequals(k, "normals")) {
+        } else if (iequals_lower<"normals">(k)) {
             if ((ok = read_rows(c, size, 3 * size, tmp, path)))
                 vec3s(d.normals), d.present |= DispInfo::kNormals;
-        } else if (iequals(k, "distances")) {
+        } else if (iequals_lower<"distances">(k)) {
             if ((ok = read_rows(c, size, size, d.distances, path)))
                 d.present |= DispInfo::kDistances;
-        } else if (iequals(k, "offsets")) {
+        } else if (iequals_lower<"offsets">(k)) {
             if ((ok = read_rows(c, size, 3 * size, tmp, path)))
                 vec3s(d.offsets), d.present |= DispInfo::kOffsets;
-        } else if (iequals(k, "offset_normals")) {
+        } else if (iequals_lower<"offset_normals">(k)) {
             if ((ok = read_rows(c, size, 3 * size, tmp, path))) {
                 vec3s(d.offset_normals);
                 d.present |= DispInfo::kOffsetNormals;
             }
-        } else if (iequals(k, "alphas")) {
+        } else if (iequals_lower<"alphas">(k)) {
             if ((ok = read_rows(c, size, size, d.alphas, path))) d.present |= DispInfo::kAlphas;
-        } else if (iequals(k, "triangle_tags")) {
+        } else if (iequals_lower<"triangle_tags">(k)) {
             if ((ok = read_rows(c, tri_rows, 2 * tri_rows, tmp, path))) {
                 // Tags are small integers; a value no int holds cannot be converted (and would
                 // be undefined behaviour to cast): keep the rows as written.
@@ -501,7 +502,7 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
                                 "triangle_tags holds a value out of the integer range");
                 }
             }
-        } else if (iequals(k, "allowed_verts")) {
+        } else if (iequals_lower<"allowed_verts">(k)) {
             // One key ("10", or "5" with int64s in Strata) holding space-separated integers.
             ok = c.child_count() == 1 && c.first_child().is_value();
             if (ok) {
@@ -523,10 +524,10 @@ void TypedReader<Tree, Node>::read_disp(const Node& n, Side& side, const Path& s
                 field_error(c, path.str("allowed_verts"),
                             "allowed_verts must hold one row of integers");
             }
-        } else if (iequals(k, "multiblend")) {
+        } else if (iequals_lower<"multiblend">(k)) {
             if ((ok = read_rows(c, size, 4 * size, tmp, path)))
                 vec4s(d.multiblend), d.present |= DispInfo::kMultiblend;
-        } else if (iequals(k, "alphablend")) {
+        } else if (iequals_lower<"alphablend">(k)) {
             if ((ok = read_rows(c, size, 4 * size, tmp, path)))
                 vec4s(d.alphablend), d.present |= DispInfo::kAlphablend;
         } else if (istarts_with(k, "multiblend_color_") && k.size() == 18 && k[17] >= '0' &&
@@ -554,12 +555,12 @@ void TypedReader<Tree, Node>::read_side(const Node& n, const Path& path, Side& s
         const std::string_view k = c.key();
         bool ok = true;
         if (c.is_block()) {
-            if (iequals(k, "dispinfo") && !s.disp) {
+            if (iequals_lower<"dispinfo">(k) && !s.disp) {
                 read_disp(c, s, path);
-            } else if (iequals(k, "vertices_plus")) {
+            } else if (iequals_lower<"vertices_plus">(k)) {
                 for (Node v : c) {
                     Vec3 p;
-                    if (!v.is_value() || !iequals(v.key(), "v") ||
+                    if (!v.is_value() || !iequals_lower<"v">(v.key()) ||
                         !detail::parse_vec3(v.value(), p, limit(v.value()))) {
                         ok = false;
                         s.vertices_plus.clear();
@@ -569,18 +570,18 @@ void TypedReader<Tree, Node>::read_side(const Node& n, const Path& path, Side& s
                     s.vertices_plus.push_back(p);
                 }
                 if (ok) s.present |= Side::kVerticesPlus;
-            } else if (iequals(k, "point_data")) {
+            } else if (iequals_lower<"point_data">(k)) {
                 // "numpts" N then N "point" "index x y z" lines.
                 std::int64_t numpts = -1;
                 for (Node v : c) {
-                    if (v.is_value() && iequals(v.key(), "numpts") && numpts < 0) {
+                    if (v.is_value() && iequals_lower<"numpts">(v.key()) && numpts < 0) {
                         numpts = parse_int(v.value()).value_or(-2);
                         continue;
                     }
                     NumberCursor nc(v.value(), limit(v.value()));
                     double idx = 0;
                     Vec3 p;
-                    if (!v.is_value() || !iequals(v.key(), "point") || !nc.number(idx) ||
+                    if (!v.is_value() || !iequals_lower<"point">(v.key()) || !nc.number(idx) ||
                         idx != static_cast<double>(s.point_data.size()) || !nc.vec3(p) ||
                         !nc.at_end()) {
                         ok = false;
@@ -663,15 +664,15 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
     s.sides.reserve(n.child_count());
     for (Node c : n) {
         if (c.is_block()) {
-            if (is(c, "side")) {
+            if (is<"side">(c)) {
                 read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)},
                           s.sides.emplace_back());
-            } else if (is(c, "editor") && !s.editor.present) {
+            } else if (is<"editor">(c) && !s.editor.present) {
                 s.editor = read_editor(c);
             } else {
                 s.extra_blocks.push_back(to_raw(c));
             }
-        } else if (is(c, "id") && !have_id && read_int(c, s.id, path)) {
+        } else if (is<"id">(c) && !have_id && read_int(c, s.id, path)) {
             have_id = true;
         } else {
             add_kv(s.extra_keys, c);
@@ -697,15 +698,15 @@ Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, boo
             add_kv(e.keys, c);
             continue;
         }
-        if (is(c, "solid")) {
+        if (is<"solid">(c)) {
             read_solid(c, Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, false,
                        e.solids.emplace_back());
-        } else if (is(c, "hidden") && c.child_count() == 1 && is(c.first_child(), "solid") &&
+        } else if (is<"hidden">(c) && c.child_count() == 1 && is<"solid">(c.first_child()) &&
                    c.first_child().is_block()) {
             read_solid(c.first_child(),
                        Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, true,
                        e.solids.emplace_back());
-        } else if (is(c, "connections") && !e.has_connections) {
+        } else if (is<"connections">(c) && !e.has_connections) {
             e.has_connections = true;
             for (Node o : c) {
                 if (o.is_block()) {
@@ -732,16 +733,16 @@ Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, boo
                             .with_path(path.str("connections")));
                 }
             }
-        } else if (is(c, "editor") && !e.editor.present) {
+        } else if (is<"editor">(c) && !e.editor.present) {
             e.editor = read_editor(c);
-        } else if (is(c, "group")) {
+        } else if (is<"group">(c)) {
             Group g;
             for (Node k : c) {
-                if (k.is_block() && is(k, "editor") && !g.editor.present) {
+                if (k.is_block() && is<"editor">(k) && !g.editor.present) {
                     g.editor = read_editor(k);
                 } else if (k.is_block()) {
                     g.extra_blocks.push_back(to_raw(k));
-                } else if (!(is(k, "id") && g.id == 0 && read_int(k, g.id, Path{&path, "group"}))) {
+                } else if (!(is<"id">(k) && g.id == 0 && read_int(k, g.id, Path{&path, "group"}))) {
                     add_kv(g.extra_keys, k);
                 }
             }
@@ -758,14 +759,14 @@ Visgroup TypedReader<Tree, Node>::read_visgroup(const Node& n) {
     Visgroup v;
     bool have_id = false;
     for (Node c : n) {
-        if (c.is_block() && is(c, "visgroup")) {
+        if (c.is_block() && is<"visgroup">(c)) {
             v.children.push_back(read_visgroup(c));
-        } else if (!c.is_block() && is(c, "name") && v.name.empty()) {
+        } else if (!c.is_block() && is<"name">(c) && v.name.empty()) {
             v.name = std::string(c.value());
-        } else if (!c.is_block() && is(c, "visgroupid") && !have_id &&
+        } else if (!c.is_block() && is<"visgroupid">(c) && !have_id &&
                    read_int(c, v.id, Path{nullptr, "visgroups"})) {
             have_id = true;
-        } else if (!c.is_block() && is(c, "color") && v.color.empty()) {
+        } else if (!c.is_block() && is<"color">(c) && v.color.empty()) {
             v.color = std::string(c.value());
         } else if (!c.is_block()) {
             add_kv(v.extra_keys, c);
@@ -796,8 +797,8 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
             m.extra_blocks.push_back(to_raw(top));
             return;
         }
-        worlds_ += is(top, "world");
-        if (is(top, "versioninfo") && !m.has_versioninfo) {
+        worlds_ += is<"world">(top);
+        if (is<"versioninfo">(top) && !m.has_versioninfo) {
             m.has_versioninfo = true;
             for (Node c : top) {
                 if (c.is_block()) {
@@ -808,30 +809,30 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
                 }
                 add_kv(m.versioninfo, c);
             }
-        } else if (is(top, "visgroups") && !m.has_visgroups) {
+        } else if (is<"visgroups">(top) && !m.has_visgroups) {
             m.has_visgroups = true;
             for (Node c : top) {
-                if (c.is_block() && is(c, "visgroup")) m.visgroups.push_back(read_visgroup(c));
+                if (c.is_block() && is<"visgroup">(c)) m.visgroups.push_back(read_visgroup(c));
             }
-        } else if (is(top, "viewsettings") && !m.viewsettings) {
+        } else if (is<"viewsettings">(top) && !m.viewsettings) {
             m.viewsettings = to_raw(top);
-        } else if (is(top, "world") && !m.has_world) {
+        } else if (is<"world">(top) && !m.has_world) {
             m.has_world = true;
             m.world = read_entity(top, Path{nullptr, "world"}, false);
-        } else if (is(top, "entity")) {
+        } else if (is<"entity">(top)) {
             m.entities.push_back(read_entity(
                 top, Path{nullptr, "entity", static_cast<std::int64_t>(m.entities.size())}, false));
-        } else if (is(top, "hidden") && top.child_count() == 1 && is(top.first_child(), "entity") &&
+        } else if (is<"hidden">(top) && top.child_count() == 1 && is<"entity">(top.first_child()) &&
                    top.first_child().is_block()) {
             m.entities.push_back(read_entity(
                 top.first_child(),
                 Path{nullptr, "entity", static_cast<std::int64_t>(m.entities.size())}, true));
-        } else if (is(top, "cameras") && !m.has_cameras) {
+        } else if (is<"cameras">(top) && !m.has_cameras) {
             m.has_cameras = true;
             for (Node c : top) {
-                if (!c.is_block() && is(c, "activecamera")) {
+                if (!c.is_block() && is<"activecamera">(c)) {
                     m.active_camera = static_cast<int>(parse_int(c.value()).value_or(-1));
-                } else if (c.is_block() && is(c, "camera")) {
+                } else if (c.is_block() && is<"camera">(c)) {
                     Camera cam;
                     if (!detail::parse_vec3(c.get("position"), cam.position) ||
                         !detail::parse_vec3(c.get("look"), cam.look)) {
@@ -841,29 +842,29 @@ void TypedReader<Tree, Node>::top_level(const Node& top) {
                     m.cameras.push_back(cam);
                 }
             }
-        } else if (is(top, "cordon") && m.cordon_style == Map::CordonStyle::none) {
+        } else if (is<"cordon">(top) && m.cordon_style == Map::CordonStyle::none) {
             m.cordon_style = Map::CordonStyle::single;
             Cordon c;
             c.active = parse_int(top.get("active")).value_or(0) != 0;
             if (top.find("mins")) read_cordon_box(top, c);
             for (Node b : top) {
-                if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
-                if (!b.is_block() && !is(b, "active") && !is(b, "mins") && !is(b, "maxs")) {
+                if (b.is_block() && is<"box">(b)) read_cordon_box(b, c);
+                if (!b.is_block() && !is<"active">(b) && !is<"mins">(b) && !is<"maxs">(b)) {
                     add_kv(c.extra_keys, b);
                 }
             }
             m.cordons.push_back(std::move(c));
-        } else if (is(top, "cordons") && m.cordon_style == Map::CordonStyle::none) {
+        } else if (is<"cordons">(top) && m.cordon_style == Map::CordonStyle::none) {
             m.cordon_style = Map::CordonStyle::multiple;
             m.cordons_active = parse_int(top.get("active")).value_or(0) != 0;
             for (Node cn : top) {
-                if (!cn.is_block() || !is(cn, "cordon")) continue;
+                if (!cn.is_block() || !is<"cordon">(cn)) continue;
                 Cordon c;
                 c.name = std::string(cn.get("name"));
                 c.active = parse_int(cn.get("active")).value_or(0) != 0;
                 for (Node b : cn) {
-                    if (b.is_block() && is(b, "box")) read_cordon_box(b, c);
-                    if (!b.is_block() && !is(b, "active") && !is(b, "name")) {
+                    if (b.is_block() && is<"box">(b)) read_cordon_box(b, c);
+                    if (!b.is_block() && !is<"active">(b) && !is<"name">(b)) {
                         add_kv(c.extra_keys, b);
                     }
                 }
@@ -899,18 +900,18 @@ bool TypedReader<Tree, Node>::stream_block(const Node& block,
     const std::size_t parent = ancestors.size() - 1;
     if (parent != 1) return false;
     const std::string_view owner = tree_->node(ancestors[1]).key();
-    const bool is_world = iequals(owner, "world");
-    if (!(is_world && !map_.has_world) && !iequals(owner, "entity")) return false;
+    const bool is_world = iequals_lower<"world">(owner);
+    if (!(is_world && !map_.has_world) && !iequals_lower<"entity">(owner)) return false;
     const Path entity_path =
         is_world ? Path{nullptr, "world"}
                  : Path{nullptr, "entity", static_cast<std::int64_t>(map_.entities.size())};
     const auto index = static_cast<std::int64_t>(pending_solids_.size());
-    if (is(block, "solid")) {
+    if (is<"solid">(block)) {
         read_solid(block, Path{&entity_path, "solid", index}, false,
                    pending_solids_.emplace_back());
         return true;
     }
-    if (is(block, "hidden") && block.child_count() == 1 && is(block.first_child(), "solid") &&
+    if (is<"hidden">(block) && block.child_count() == 1 && is<"solid">(block.first_child()) &&
         block.first_child().is_block()) {
         read_solid(block.first_child(), Path{&entity_path, "solid", index}, true,
                    pending_solids_.emplace_back());
@@ -973,7 +974,7 @@ bool read_piece_lite(const Blob& source, std::uint32_t base, bool starts_in_worl
     const bool parsed =
         tree.parse(starts_in_world ? std::string_view("world") : std::string_view(), ends_in_world,
                    [&](LiteNode block, std::span<const kv::NodeId> ancestors) {
-                       if (ancestors.size() == 1) last_top_is_world = is(block, "world");
+                       if (ancestors.size() == 1) last_top_is_world = is<"world">(block);
                        return reader.stream_block(block, ancestors);
                    });
     if (!parsed) {
@@ -1004,7 +1005,7 @@ Piece read_piece(Blob source, ReadOptions opt, std::uint32_t base, bool starts_i
         std::move(source), opt.kv, &out.diags,
         [&](const kv::Document& doc, kv::Node block, std::span<const kv::NodeId> ancestors) {
             if (!reader) reader.emplace(doc, out.diags, true, base);
-            if (ancestors.size() == 1) last_top_is_world = is(block, "world");
+            if (ancestors.size() == 1) last_top_is_world = is<"world">(block);
             return reader->stream_block(block, ancestors);
         });
     if (!tree) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <random>
+#include <string>
 
 #include "levelkit/core/numbers.hpp"
 #include "levelkit/core/text.hpp"
@@ -107,6 +108,39 @@ TEST(Numbers, FormatsShortestRoundTrip) {
     EXPECT_EQ(*parse_double(format_double(1.0 / 3)), 1.0 / 3);
     EXPECT_EQ(parse_int("-42"), -42);
     EXPECT_FALSE(parse_int("4x"));
+}
+
+// iequals_lower<K> is iequals(x, K) a word at a time: every byte value at every position of
+// keys of one word, exactly two and more than two, with '_' (whose case bit must not be
+// ignored), in any case, and keys one byte short or long.
+template <LowerKey K>
+void expect_same_as_iequals() {
+    const std::string key(K.text, K.kSize);
+    for (std::size_t at = 0; at < key.size(); ++at) {
+        for (int b = 0; b < 256; ++b) {
+            for (const bool upper : {false, true}) {
+                std::string x = key;
+                if (upper)
+                    for (char& c : x) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+                x[at] = static_cast<char>(b);
+                ASSERT_EQ(iequals_lower<K>(x), iequals(x, key))
+                    << key << " byte " << at << " = " << b;
+            }
+        }
+    }
+    EXPECT_FALSE(iequals_lower<K>(key.substr(1)));
+    EXPECT_FALSE(iequals_lower<K>(key + "s"));
+}
+
+TEST(Strings, IequalsLowerAgreesWithIequals) {
+    expect_same_as_iequals<"id">();
+    expect_same_as_iequals<"material">();
+    expect_same_as_iequals<"offset_normals">();
+    expect_same_as_iequals<"smoothing_groups">();
+    expect_same_as_iequals<"visgroupautoshown">();
+    expect_same_as_iequals<"row_10">();
+    EXPECT_TRUE(iequals_lower<"uaxis">("UAxis"));
+    EXPECT_FALSE(iequals_lower<"smoothing_groups">("smoothing\x7fgroups"));
 }
 
 TEST(Strings, CaseInsensitiveHelpers) {

@@ -78,6 +78,46 @@ inline bool iequals(std::string_view a, std::string_view b) {
     }
     return true;
 }
+// A key name known when compiling, for iequals_lower: in lowercase (an uppercase letter does
+// not compile), with its bytes and the case bits of its letters as 64-bit words.
+template <std::size_t N>
+struct LowerKey {
+    static constexpr std::size_t kSize = N - 1;
+    static constexpr std::size_t kWords = (N - 1 + 7) / 8;
+    char text[N] = {};
+    std::uint64_t want[kWords] = {};
+    std::uint64_t fold[kWords] = {};
+    consteval LowerKey(const char (&s)[N]) {
+        for (std::size_t i = 0; i < kSize; ++i) {
+            if (s[i] >= 'A' && s[i] <= 'Z') throw "LowerKey: write the name in lowercase";
+            text[i] = s[i];
+            const std::uint64_t shift = 8 * (i % 8);
+            want[i / 8] |= std::uint64_t{static_cast<unsigned char>(s[i])} << shift;
+            if (s[i] >= 'a' && s[i] <= 'z') fold[i / 8] |= std::uint64_t{0x20} << shift;
+        }
+    }
+};
+// iequals(a, K) a word at a time: a byte of `a` under a letter of K is compared with its case
+// bit set, any other byte exactly. For hot dispatch on known key names.
+template <LowerKey K>
+[[gnu::always_inline]] inline bool iequals_lower(std::string_view a) {
+    if (a.size() != K.kSize) return false;
+    if constexpr (std::endian::native != std::endian::little) {
+        return iequals(a, std::string_view(K.text, K.kSize));
+    } else {
+        for (std::size_t w = 0; w < K.kWords; ++w) {
+            constexpr std::size_t last = K.kSize % 8 == 0 ? 8 : K.kSize % 8;
+            std::uint64_t x = 0;
+            if (w + 1 < K.kWords) {
+                std::memcpy(&x, a.data() + 8 * w, 8);
+            } else {
+                std::memcpy(&x, a.data() + 8 * w, last);
+            }
+            if ((x | K.fold[w]) != K.want[w]) return false;
+        }
+        return true;
+    }
+}
 // First '"' or CR in [p, end), or end: sixteen bytes a step where SSE2 is there (every x86-64),
 // else eight (quoted strings are short, so either beats a memchr call for each of the two;
 // big-endian machines take the byte loop). Used by the KeyValues tokenizers. Never reads outside
