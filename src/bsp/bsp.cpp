@@ -337,11 +337,15 @@ Result<Bsp> Bsp::read(Blob file, Diagnostics* warnings, const ReadOptions& opt) 
         if (offset_of(a) != offset_of(b)) return offset_of(a) < offset_of(b);
         return (stored_len(a) != 0) < (stored_len(b) != 0);
     });
-    // Lumps that share exactly the same bytes stay shared.
+    // Lumps that share exactly the same bytes stay shared, except the game lump: its entries
+    // hold file offsets, so its bytes depend on where it is written (fuzz_bsp: a lump sharing
+    // them was written with the old offsets, which then pointed outside the moved game lump).
+    const int game = index_of(LumpId::game_lump);
     std::vector<int> stored;
     for (int i : bsp.order_) {
         if (stored_len(i) == 0) continue;
-        if (!stored.empty() && offset_of(stored.back()) == offset_of(i) &&
+        if (!stored.empty() && i != game && stored.back() != game &&
+            offset_of(stored.back()) == offset_of(i) &&
             stored_len(stored.back()) == stored_len(i)) {
             bsp.lumps_[static_cast<std::size_t>(i)].alias_of_ = stored.back();
             continue;

@@ -270,6 +270,25 @@ TEST(BspGameLumps, OffsetsAreFileRelativeOnPcAndFixedUpOnWrite) {
     EXPECT_EQ(moved.find_game_lump(fourcc("dprp"))->data().text(), "DP");
 }
 
+// Another lump listing the game lump's very bytes (fuzz_bsp) does not share them when written:
+// the game lump's entries hold file offsets, which must follow it when it moves.
+TEST(BspGameLumps, ALumpSharingTheGameLumpsBytesDoesNotKeepItsOffsets) {
+    const auto h = static_cast<std::int32_t>(kHeader);
+    Bytes body = game_lump_dir(Endian::little, {{fourcc("dprp"), 0, 4, h + 20, 2}});
+    for (char c : std::string_view("DP")) body.push_back(std::byte(c));
+    const auto n = static_cast<std::int32_t>(body.size());
+    const Bytes file =
+        make_file("VBSP", 20, Endian::little, {{24, {h, n, 0, 0}}, {35, {h, n, 0, 0}}}, body);
+    Bsp b = read_ok(file);
+    ASSERT_EQ(b.game_lumps().size(), 1u);
+    EXPECT_EQ(b.find_game_lump(fourcc("dprp"))->data().text(), "DP");
+    // A new lump stored before both moves them.
+    ASSERT_TRUE(b.set_lump(LumpId::entities, Blob::copy_of(std::string_view("{}\n\0", 4))));
+    Bsp moved = read_ok(write_ok(b));
+    EXPECT_EQ(moved.find_game_lump(fourcc("dprp"))->data().text(), "DP");
+    EXPECT_EQ(moved.lump(static_cast<LumpId>(24)).bytes().size(), body.size());
+}
+
 TEST(BspGameLumps, ConsoleOffsetsAreRelativeAndCompressedEntriesEndAtTheNextOffset) {
     const auto h = static_cast<std::int32_t>(kHeader);
     auto packed = valve_lzma_compress(as_bytes(std::string(64, 'p')));
