@@ -143,15 +143,16 @@ std::size_t parse_double_prefix(std::string_view s, double& out) {
     return parse_double_impl(s.data(), s.size(), out);
 }
 
-std::optional<double> parse_double(std::string_view s) {
+bool parse_double(std::string_view s, double& out) {
     double v = 0;
     const std::size_t used = parse_double_prefix(s, v);
-    if (used == 0 || used != s.size()) return std::nullopt;
-    return v;
+    if (used == 0 || used != s.size()) return false;
+    out = v;
+    return true;
 }
 
-std::optional<std::int64_t> parse_int(std::string_view s) {
-    if (s.empty()) return std::nullopt;
+bool parse_int(std::string_view s, std::int64_t& out) {
+    if (s.empty()) return false;
     // Short plain numbers (ids, flags) without from_chars' generality.
     if (s.size() <= 18) {
         std::size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
@@ -162,22 +163,27 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
             ok = d < 10;
             v = v * 10 + d;
         }
-        if (ok) return s[0] == '-' ? -v : v;
+        if (ok) {
+            out = s[0] == '-' ? -v : v;
+            return true;
+        }
     }
     std::size_t start = s[0] == '+' ? 1 : 0;
     std::int64_t v = 0;
     auto r = std::from_chars(s.data() + start, s.data() + s.size(), v);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
-    return v;
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+    out = v;
+    return true;
 }
 
-std::optional<std::uint64_t> parse_uint(std::string_view s) {
-    if (s.empty()) return std::nullopt;
+bool parse_uint(std::string_view s, std::uint64_t& out) {
+    if (s.empty()) return false;
     std::size_t start = s[0] == '+' ? 1 : 0;
     std::uint64_t v = 0;
     auto r = std::from_chars(s.data() + start, s.data() + s.size(), v);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
-    return v;
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+    out = v;
+    return true;
 }
 
 void append_double(std::string& out, double v) {

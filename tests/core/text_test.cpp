@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 
@@ -110,6 +112,36 @@ TEST(Numbers, FormatsShortestRoundTrip) {
     EXPECT_FALSE(parse_int("4x"));
 }
 
+// The whole-string parsers: the optional form wraps the out-parameter form, which leaves its
+// output alone on failure.
+TEST(Numbers, WholeStringParsersAgreeInBothForms) {
+    for (const char* t : {"0", "-42", "+7", "", "-", "+", "4x", " 1", "123456789012345678",
+                          "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                          "18446744073709551615", "18446744073709551616", "1.5", "1e3", "nan"}) {
+        SCOPED_TRACE(t);
+        std::int64_t i = 99;
+        const bool ok_i = parse_int(t, i);
+        EXPECT_EQ(ok_i, parse_int(t).has_value());
+        EXPECT_EQ(i, ok_i ? *parse_int(t) : 99);
+        std::uint64_t u = 99;
+        const bool ok_u = parse_uint(t, u);
+        EXPECT_EQ(ok_u, parse_uint(t).has_value());
+        EXPECT_EQ(u, ok_u ? *parse_uint(t) : 99u);
+        double d = 99;
+        const bool ok_d = parse_double(t, d);
+        EXPECT_EQ(ok_d, parse_double(t).has_value());
+        if (!ok_d) {
+            EXPECT_EQ(d, 99);
+        } else if (!std::isnan(d)) {
+            EXPECT_EQ(d, *parse_double(t));
+        }
+    }
+    EXPECT_EQ(parse_int("-9223372036854775808"), INT64_MIN);
+    EXPECT_FALSE(parse_int("9223372036854775808"));
+    EXPECT_EQ(parse_uint("18446744073709551615"), UINT64_MAX);
+    EXPECT_FALSE(parse_uint("-1"));
+}
+
 // iequals_lower<K> is iequals(x, K) a word at a time: every byte value at every position of
 // keys of one word, exactly two and more than two, with '_' (whose case bit must not be
 // ignored), in any case, and keys one byte short or long.
@@ -139,6 +171,16 @@ TEST(Strings, IequalsLowerAgreesWithIequals) {
     expect_same_as_iequals<"smoothing_groups">();
     expect_same_as_iequals<"visgroupautoshown">();
     expect_same_as_iequals<"row_10">();
+    // Every length of the last word (1-8 bytes), one word and more: it is loaded in pieces.
+    expect_same_as_iequals<"lod">();
+    expect_same_as_iequals<"name">();
+    expect_same_as_iequals<"plane">();
+    expect_same_as_iequals<"skyname">();
+    expect_same_as_iequals<"targetname">();
+    expect_same_as_iequals<"rendercolor">();
+    expect_same_as_iequals<"editor_color">();
+    expect_same_as_iequals<"lightmapscale">();
+    expect_same_as_iequals<"lightmapscale_a">();
     EXPECT_TRUE(iequals_lower<"uaxis">("UAxis"));
     EXPECT_FALSE(iequals_lower<"smoothing_groups">("smoothing\x7fgroups"));
 }

@@ -48,11 +48,29 @@ private:
 // Parses a whole string as a double (decimal, optional sign, fraction, exponent, "inf"/"nan" as
 // std::from_chars accepts them). Fast exact path for short decimals, std::from_chars otherwise.
 // Leading/trailing spaces are not accepted; returns nullopt on anything else.
-std::optional<double> parse_double(std::string_view s);
+// The whole-string parsers are written out of line as `bool f(s, out)` and wrapped inline: an
+// optional returned from an out-of-line call is built on the stack by GCC and read back whole
+// (a store-forwarding stall a call), where the inline wrapper's optional stays in registers.
+bool parse_double(std::string_view s, double& out);
+inline std::optional<double> parse_double(std::string_view s) {
+    double v;
+    if (!parse_double(s, v)) return std::nullopt;
+    return v;
+}
 // Parses the longest numeric prefix; returns chars consumed (0 = no number).
 std::size_t parse_double_prefix(std::string_view s, double& out);
-std::optional<std::int64_t> parse_int(std::string_view s);
-std::optional<std::uint64_t> parse_uint(std::string_view s);
+bool parse_int(std::string_view s, std::int64_t& out);
+inline std::optional<std::int64_t> parse_int(std::string_view s) {
+    std::int64_t v;
+    if (!parse_int(s, v)) return std::nullopt;
+    return v;
+}
+bool parse_uint(std::string_view s, std::uint64_t& out);
+inline std::optional<std::uint64_t> parse_uint(std::string_view s) {
+    std::uint64_t v;
+    if (!parse_uint(s, v)) return std::nullopt;
+    return v;
+}
 
 // Shortest text that reads back to the same double ("1", "0.5", "1e-07" style from to_chars).
 std::string format_double(double v);
@@ -97,6 +115,32 @@ struct LowerKey {
         }
     }
 };
+namespace detail {
+// The L bytes at p (1 <= L <= 8) as the low bytes of a little-endian word, from at most two
+// loads of a power-of-two size (overlapping ones OR the same bytes twice). A memcpy of 3, 5, 6
+// or 7 bytes into a word is built on the stack by GCC and read back whole, which stalls.
+template <std::size_t L>
+[[gnu::always_inline]] inline std::uint64_t load_low(const char* p) {
+    static_assert(L >= 1 && L <= 8);
+    if constexpr (L == 8) {
+        std::uint64_t x;
+        std::memcpy(&x, p, 8);
+        return x;
+    } else if constexpr (L >= 4) {
+        std::uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + L - 4, 4);
+        return lo | std::uint64_t{hi} << 8 * (L - 4);
+    } else if constexpr (L >= 2) {
+        std::uint16_t lo, hi;
+        std::memcpy(&lo, p, 2);
+        std::memcpy(&hi, p + L - 2, 2);
+        return lo | std::uint64_t{hi} << 8 * (L - 2);
+    } else {
+        return static_cast<unsigned char>(*p);
+    }
+}
+}  // namespace detail
 // iequals(a, K) a word at a time: a byte of `a` under a letter of K is compared with its case
 // bit set, any other byte exactly. For hot dispatch on known key names.
 template <LowerKey K>
@@ -107,12 +151,8 @@ template <LowerKey K>
     } else {
         for (std::size_t w = 0; w < K.kWords; ++w) {
             constexpr std::size_t last = K.kSize % 8 == 0 ? 8 : K.kSize % 8;
-            std::uint64_t x = 0;
-            if (w + 1 < K.kWords) {
-                std::memcpy(&x, a.data() + 8 * w, 8);
-            } else {
-                std::memcpy(&x, a.data() + 8 * w, last);
-            }
+            const std::uint64_t x = w + 1 < K.kWords ? detail::load_low<8>(a.data() + 8 * w)
+                                                     : detail::load_low<last>(a.data() + 8 * w);
             if ((x | K.fold[w]) != K.want[w]) return false;
         }
         return true;
