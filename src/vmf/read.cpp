@@ -163,6 +163,54 @@ private:
     std::unique_ptr<Slot[]> slots_;
 };
 
+// Displacement rows repeat too: flat stretches have the same normals, zero distances, offsets
+// and alphas, row after row. A reader keeps the numbers last parsed for each of kSlots short row
+// texts, as AxisMemo does for axes, in one block allocated at the first displacement (so the
+// slots do not land among the model's allocations). Only rows that parsed are kept.
+class RowMemo {
+public:
+    static constexpr std::size_t kMinText = 8, kMaxText = 120, kMaxValues = 60;
+    struct Slot {
+        std::uint16_t len = 0;  // 0: empty
+        std::uint16_t count = 0;
+        char text[kMaxText];
+        double values[kMaxValues];
+    };
+
+    // The slot a row `v` of `count` numbers would be kept in, or null if such rows are not kept.
+    Slot* slot_for(std::string_view v, int count) {
+        if (v.size() < kMinText || v.size() > kMaxText || count <= 0 ||
+            static_cast<std::size_t>(count) > kMaxValues) {
+            return nullptr;
+        }
+        if (!slots_) slots_.reset(new Slot[kSlots]);  // only len and count initialised
+        std::uint64_t first = 0, middle = 0, last = 0;
+        std::memcpy(&first, v.data(), 8);
+        std::memcpy(&middle, v.data() + (v.size() - 8) / 2, 8);
+        std::memcpy(&last, v.data() + v.size() - 8, 8);
+        // The text alone chooses the slot: one text read as rows of different lengths (good
+        // for one, bad for the other) shares it, and holds() tells them apart.
+        const std::uint64_t h =
+            (first ^ std::rotl(middle, 17) ^ std::rotl(last, 29) ^ v.size()) * 0x9E3779B97F4A7C15u;
+        return &slots_[h >> (64 - kBits)];
+    }
+    static bool holds(const Slot& s, std::string_view v, int count) {
+        return s.len == v.size() && s.count == count &&
+               std::memcmp(s.text, v.data(), v.size()) == 0;
+    }
+    static void keep(Slot& s, std::string_view v, const double* values, int count) {
+        std::memcpy(s.text, v.data(), v.size());
+        std::memcpy(s.values, values, sizeof(double) * static_cast<std::size_t>(count));
+        s.len = static_cast<std::uint16_t>(v.size());
+        s.count = static_cast<std::uint16_t>(count);
+    }
+
+private:
+    static constexpr unsigned kBits = 7;  // 128 slots, 76 KiB
+    static constexpr std::size_t kSlots = std::size_t{1} << kBits;
+    std::unique_ptr<Slot[]> slots_;
+};
+
 // Builds the typed model from a kv::Document (Node = kv::Node) or a LiteTree (LiteNode). Paths
 // name the field: `world/solid[12]/side[3]/plane`.
 template <class Tree, class Node>
@@ -341,6 +389,7 @@ private:
     const Tree* tree_;
     Diagnostics& diags_;
     AxisMemo axes_;
+    RowMemo rows_;
     bool streaming_;
     std::uint32_t offset_base_;
     Map map_;
@@ -391,9 +440,15 @@ bool TypedReader<Tree, Node>::read_rows(const Node& n, int rows, int per_row,
             return false;
         }
         seen[static_cast<std::size_t>(*idx)] = 1;
-        NumberCursor c(r.value(), limit(r.value()));
         double* dst =
             out.data() + static_cast<std::size_t>(*idx) * static_cast<std::size_t>(per_row);
+        const std::string_view v = r.value();
+        RowMemo::Slot* slot = rows_.slot_for(v, per_row);
+        if (slot && RowMemo::holds(*slot, v, per_row)) {
+            std::copy_n(slot->values, per_row, dst);
+            continue;
+        }
+        NumberCursor c(v, limit(v));
         for (int i = 0; i < per_row; ++i) {
             if (!c.number(dst[i])) {
                 field_error(r, here.str(k),
@@ -405,6 +460,7 @@ bool TypedReader<Tree, Node>::read_rows(const Node& n, int rows, int per_row,
             field_error(r, here.str(k), fmt::format("{} has more than {} numbers", k, per_row));
             return false;
         }
+        if (slot) RowMemo::keep(*slot, v, dst, per_row);
     }
     for (int i = 0; i < rows; ++i) {
         if (!seen[static_cast<std::size_t>(i)]) {

@@ -764,6 +764,86 @@ TEST(Vmf, BoxSolidIsAValidBrushWithOutwardPlanesAndFreshIds) {
     EXPECT_EQ(again->map().world.solids.back(), solid);
 }
 
+// The reader remembers parsed displacement rows by their text (read.cpp, RowMemo): rows that
+// repeat, many different ones (slots taken over), texts at and past the lengths kept (8 and 120
+// bytes), rows of more numbers than a slot holds, bad rows repeated, and one text read as rows
+// of different lengths must all read as the same displacement alone does.
+TEST(Vmf, RepeatedDisplacementRowsReadAsEachAloneDoes) {
+    struct Disp {
+        int power;
+        std::vector<std::string> distances;  // rows; normals are derived from them
+    };
+    auto rows_of = [](int power, const std::string& row) {
+        return std::vector<std::string>(static_cast<std::size_t>((1 << power) + 1), row);
+    };
+    std::vector<Disp> disps;
+    for (int i = 0; i < 400; ++i) {
+        // Every third repeats an earlier displacement's rows; the rest are new.
+        const int k = i % 3 == 0 ? i / 7 : i;
+        std::vector<std::string> r = rows_of(2, "0 0 0 0 0");
+        r[static_cast<std::size_t>(k % 5)] = fmt::format("{} 0.5 0 {} 0", k, k % 11);
+        disps.push_back({2, r});
+    }
+    disps.push_back({1, rows_of(1, "1 2 300")});   // 7 bytes: not kept
+    disps.push_back({1, rows_of(1, "1 20 300")});  // 8 bytes: kept
+    const std::string long_number = "0." + std::string(106, '1');
+    disps.push_back({2, rows_of(2, long_number + " 0 0 0 0")});       // 116 bytes
+    disps.push_back({2, rows_of(2, long_number + "11 0 0 0 0")});     // 118
+    disps.push_back({2, rows_of(2, long_number + "1111 0 0 0 0")});   // 120: kept
+    disps.push_back({2, rows_of(2, long_number + "11111 0 0 0 0")});  // 121: not kept
+    disps.push_back(disps.back());
+    disps.push_back({2, rows_of(2, "0 0 0 0")});            // bad: four numbers
+    disps.push_back({2, rows_of(2, "0 0 0 0")});            // the same bad rows again
+    disps.push_back({2, rows_of(2, "0 0 x 0 0")});          // bad: a letter
+    disps.push_back({3, rows_of(3, "0 0 0 0 0 0 0 0 0")});  // nine numbers, kept
+    disps.push_back({2, rows_of(2, "0 0 0 0 0 0 0 0 0")});  // the same text: bad for five
+    disps.push_back({4, rows_of(4, "1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0")});  // 51 normals
+    disps.push_back({2, rows_of(2, "0 0 0 0 0")});
+    auto side_text = [](const Disp& d) {
+        std::string t = fmt::format(
+            "\t\tside\n\t\t{{\n\t\t\t\"plane\" \"(0 0 0) (0 1 0) (1 0 0)\"\n"
+            "\t\t\tdispinfo\n\t\t\t{{\n\t\t\t\t\"power\" \"{}\"\n",
+            d.power);
+        // Normals: each row's text three times over (a row of 3 * size numbers).
+        for (const char* block : {"distances", "normals", "alphas"}) {
+            t += fmt::format("\t\t\t\t{}\n\t\t\t\t{{\n", block);
+            for (std::size_t r = 0; r < d.distances.size(); ++r) {
+                const std::string& row = d.distances[r];
+                const std::string v =
+                    std::string(block) == "normals" ? row + " " + row + " " + row : row;
+                t += fmt::format("\t\t\t\t\t\"row{}\" \"{}\"\n", r, v);
+            }
+            t += "\t\t\t\t}\n";
+        }
+        return t + "\t\t\t}\n\t\t}\n";
+    };
+    std::string text = "world\n{\n\t\"id\" \"1\"\n";
+    for (const Disp& d : disps) text += "\tsolid\n\t{\n" + side_text(d) + "\t}\n";
+    text += "}\n";
+    for (const bool light : {true, false}) {
+        Diagnostics d;
+        auto map = vmf::read_map(Blob::copy_of(text), d, {.threads = 1, .light_tokenizer = light});
+        ASSERT_TRUE(map) << map.error().to_string();
+        ASSERT_EQ(map->world.solids.size(), disps.size());
+        std::size_t errors = 0, typed = 0;
+        for (std::size_t i = 0; i < disps.size(); ++i) {
+            const vmf::Side& s = map->world.solids[i].sides.at(0);
+            const std::string alone = "world\n{\n\tsolid\n\t{\n" + side_text(disps[i]) + "\t}\n}\n";
+            Diagnostics ad;
+            auto one = vmf::read_map(Blob::copy_of(alone), ad, {.threads = 1});
+            ASSERT_TRUE(one);
+            const vmf::Side& o = one->world.solids.at(0).sides.at(0);
+            ASSERT_TRUE(s.disp && o.disp) << i;
+            EXPECT_EQ(*s.disp, *o.disp) << i << ": " << disps[i].distances[0];
+            errors += ad.count(Severity::error);
+            typed += o.disp->has(vmf::DispInfo::kDistances) && o.disp->has(vmf::DispInfo::kNormals);
+        }
+        EXPECT_EQ(d.count(Severity::error), errors);
+        EXPECT_EQ(errors, 12u);  // four bad displacements, three blocks each
+        EXPECT_EQ(typed, disps.size() - 4);
+    }
+}
+
 // The reader remembers parsed texture axes by their text (read.cpp, AxisMemo): repeated texts,
 // many different ones (so remembered slots are taken over by others), texts at and past the
 // lengths it keeps, and a bad text repeated must all read as each text alone does.
