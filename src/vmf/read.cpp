@@ -124,92 +124,62 @@ const char* readable_end(const LiteTree& tree, std::string_view v) {
     return readable_end(tree.text(), v);
 }
 
-// Texture axes repeat: most faces are axis-aligned with their material's usual scale, so a map
-// has a few hundred different "uaxis"/"vaxis" texts for tens of thousands of sides. A reader
-// keeps the axis last parsed for each of kSlots texts (chosen by a hash of the text) and copies
-// it when the same text comes again: the same value, since parsing depends on the text alone.
-// Only texts that parsed are kept, so diagnostics are unchanged.
-class AxisMemo {
+// Values parsed from a value's text, remembered by that text: a reader keeps the value last
+// parsed for each of 2^Bits texts (chosen by a hash of the text) and copies it when the same
+// text comes again. The same value, since parsing depends on the text alone; only texts that
+// parsed are kept, so diagnostics are unchanged. The slots are one block, allocated at the
+// first use (not among the model's allocations).
+template <class Value, std::size_t MaxText, unsigned Bits>
+class TextMemo {
 public:
+    static constexpr std::size_t kMinText = 8, kMaxText = MaxText;
     struct Slot {
         std::uint32_t len = 0;  // 0: empty (a kept text has at least kMinText bytes)
-        char text[40];
-        TextureAxis axis;
+        char text[kMaxText];
+        Value value;
     };
-    static constexpr std::size_t kMinText = 8, kMaxText = sizeof(Slot::text);
 
     // The slot `v` would be kept in, or null if texts of its length are not kept.
     Slot* slot_for(std::string_view v) {
         if (v.size() < kMinText || v.size() > kMaxText) return nullptr;
-        if (!slots_) slots_ = std::make_unique<Slot[]>(kSlots);
-        std::uint64_t first = 0, last = 0;
-        std::memcpy(&first, v.data(), 8);
-        std::memcpy(&last, v.data() + v.size() - 8, 8);
-        const std::uint64_t h = (first ^ std::rotl(last, 29) ^ v.size()) * 0x9E3779B97F4A7C15u;
-        return &slots_[h >> (64 - kBits)];
-    }
-    static bool holds(const Slot& s, std::string_view v) {
-        return s.len == v.size() && std::memcmp(s.text, v.data(), v.size()) == 0;
-    }
-    static void keep(Slot& s, std::string_view v, const TextureAxis& a) {
-        std::memcpy(s.text, v.data(), v.size());
-        s.len = static_cast<std::uint32_t>(v.size());
-        s.axis = a;
-    }
-
-private:
-    static constexpr unsigned kBits = 8;  // 256 slots, 22 KiB
-    static constexpr std::size_t kSlots = std::size_t{1} << kBits;
-    std::unique_ptr<Slot[]> slots_;
-};
-
-// Displacement rows repeat too: flat stretches have the same normals, zero distances, offsets
-// and alphas, row after row. A reader keeps the numbers last parsed for each of kSlots short row
-// texts, as AxisMemo does for axes, in one block allocated at the first displacement (so the
-// slots do not land among the model's allocations). Only rows that parsed are kept.
-class RowMemo {
-public:
-    static constexpr std::size_t kMinText = 8, kMaxText = 120, kMaxValues = 60;
-    struct Slot {
-        std::uint16_t len = 0;  // 0: empty
-        std::uint16_t count = 0;
-        char text[kMaxText];
-        double values[kMaxValues];
-    };
-
-    // The slot a row `v` of `count` numbers would be kept in, or null if such rows are not kept.
-    Slot* slot_for(std::string_view v, int count) {
-        if (v.size() < kMinText || v.size() > kMaxText || count <= 0 ||
-            static_cast<std::size_t>(count) > kMaxValues) {
-            return nullptr;
-        }
-        if (!slots_) slots_.reset(new Slot[kSlots]);  // only len and count initialised
+        if (!slots_) slots_.reset(new Slot[kSlots]);
         std::uint64_t first = 0, middle = 0, last = 0;
         std::memcpy(&first, v.data(), 8);
         std::memcpy(&middle, v.data() + (v.size() - 8) / 2, 8);
         std::memcpy(&last, v.data() + v.size() - 8, 8);
-        // The text alone chooses the slot: one text read as rows of different lengths (good
-        // for one, bad for the other) shares it, and holds() tells them apart.
         const std::uint64_t h =
             (first ^ std::rotl(middle, 17) ^ std::rotl(last, 29) ^ v.size()) * 0x9E3779B97F4A7C15u;
-        return &slots_[h >> (64 - kBits)];
+        return &slots_[h >> (64 - Bits)];
     }
-    static bool holds(const Slot& s, std::string_view v, int count) {
-        return s.len == v.size() && s.count == count &&
-               std::memcmp(s.text, v.data(), v.size()) == 0;
+    static bool holds(const Slot& s, std::string_view v) {
+        return s.len == v.size() && std::memcmp(s.text, v.data(), v.size()) == 0;
     }
-    static void keep(Slot& s, std::string_view v, const double* values, int count) {
+    // Records `v` in the slot; the caller stores the value.
+    static Value& keep(Slot& s, std::string_view v) {
         std::memcpy(s.text, v.data(), v.size());
-        std::memcpy(s.values, values, sizeof(double) * static_cast<std::size_t>(count));
-        s.len = static_cast<std::uint16_t>(v.size());
-        s.count = static_cast<std::uint16_t>(count);
+        s.len = static_cast<std::uint32_t>(v.size());
+        return s.value;
     }
 
 private:
-    static constexpr unsigned kBits = 7;  // 128 slots, 76 KiB
-    static constexpr std::size_t kSlots = std::size_t{1} << kBits;
+    static constexpr std::size_t kSlots = std::size_t{1} << Bits;
     std::unique_ptr<Slot[]> slots_;
 };
+
+// Texture axes repeat: most faces are axis-aligned with their material's usual scale, so a map
+// has a few hundred different "uaxis"/"vaxis" texts for tens of thousands of sides. 256 slots,
+// 22 KiB.
+using AxisMemo = TextMemo<TextureAxis, 40, 8>;
+
+// Displacement rows repeat too: flat stretches have the same normals, zero distances, offsets
+// and alphas, row after row. A row's numbers and their count (one text may be read as rows of
+// different lengths: good for one, bad for the other). 128 slots of up to 120 bytes, 77 KiB.
+struct MemoRow {
+    static constexpr int kMaxValues = 60;
+    int count = 0;
+    double values[kMaxValues];
+};
+using RowMemo = TextMemo<MemoRow, 120, 7>;
 
 // Builds the typed model from a kv::Document (Node = kv::Node) or a LiteTree (LiteNode). Paths
 // name the field: `world/solid[12]/side[3]/plane`.
@@ -403,7 +373,7 @@ bool TypedReader<Tree, Node>::read_uvaxis(const Node& n, UVAxis& a, const Path& 
     const std::string_view v = n.value();
     AxisMemo::Slot* slot = axes_.slot_for(v);
     if (slot && AxisMemo::holds(*slot, v)) {
-        a = slot->axis;
+        a = slot->value;
         return true;
     }
     NumberCursor c(v, limit(v));
@@ -411,7 +381,7 @@ bool TypedReader<Tree, Node>::read_uvaxis(const Node& n, UVAxis& a, const Path& 
     if (c.expect('[') && c.vec3(out.axis) && c.number(out.shift) && c.expect(']') &&
         c.number(out.scale) && c.at_end()) {
         a = out;
-        if (slot) AxisMemo::keep(*slot, v, out);
+        if (slot) AxisMemo::keep(*slot, v) = out;
         return true;
     }
     bad_value(n, path, "an axis \"[x y z shift] scale\"");
@@ -443,9 +413,9 @@ bool TypedReader<Tree, Node>::read_rows(const Node& n, int rows, int per_row,
         double* dst =
             out.data() + static_cast<std::size_t>(*idx) * static_cast<std::size_t>(per_row);
         const std::string_view v = r.value();
-        RowMemo::Slot* slot = rows_.slot_for(v, per_row);
-        if (slot && RowMemo::holds(*slot, v, per_row)) {
-            std::copy_n(slot->values, per_row, dst);
+        RowMemo::Slot* slot = per_row <= MemoRow::kMaxValues ? rows_.slot_for(v) : nullptr;
+        if (slot && RowMemo::holds(*slot, v) && slot->value.count == per_row) {
+            std::copy_n(slot->value.values, per_row, dst);
             continue;
         }
         NumberCursor c(v, limit(v));
@@ -460,7 +430,11 @@ bool TypedReader<Tree, Node>::read_rows(const Node& n, int rows, int per_row,
             field_error(r, here.str(k), fmt::format("{} has more than {} numbers", k, per_row));
             return false;
         }
-        if (slot) RowMemo::keep(*slot, v, dst, per_row);
+        if (slot) {
+            MemoRow& kept = RowMemo::keep(*slot, v);
+            kept.count = per_row;
+            std::copy_n(dst, per_row, kept.values);
+        }
     }
     for (int i = 0; i < rows; ++i) {
         if (!seen[static_cast<std::size_t>(i)]) {
