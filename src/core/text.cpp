@@ -295,9 +295,14 @@ bool NumberCursor::number_rest(double& out, const char* p, bool neg) {
         p_ = p;
         return true;
     }
+    // A map's numbers are finite: "nan" and "inf", which std::from_chars reads, are refused (no
+    // editor writes them, a model holding a NaN is not even equal to itself, and geometry made
+    // from them is invalid in every output). The value is then kept as text by its reader.
+    double v = 0;
     const std::size_t used =
-        parse_double_prefix(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), out);
-    if (used == 0 || !ends_number(p_ + used)) return false;
+        parse_double_prefix(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), v);
+    if (used == 0 || !ends_number(p_ + used) || !std::isfinite(v)) return false;
+    out = v;
     p_ += used;
     return true;
 }

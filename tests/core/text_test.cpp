@@ -59,6 +59,24 @@ TEST(Numbers, FastPathAgreesWithFromChars) {
     }
 }
 
+// Numbers in map values are finite: what std::from_chars reads as NaN or infinity is refused,
+// and the cursor does not move or write.
+TEST(Numbers, CursorRefusesNonFiniteValues) {
+    for (const char* t : {"nan", "-nan", "NAN", "inf", "-inf", "infinity", "1e999", "-1e400"}) {
+        SCOPED_TRACE(t);
+        const std::string text = std::string(t) + " 5";
+        NumberCursor c(text);
+        double v = 7;
+        EXPECT_FALSE(c.number(v));
+        EXPECT_EQ(v, 7);
+        EXPECT_FALSE(parse_vec3(text + " 6").has_value());
+    }
+    NumberCursor big("1e300 5");
+    double v = 0;
+    EXPECT_TRUE(big.number(v));
+    EXPECT_EQ(v, 1e300);
+}
+
 // NumberCursor reads up to seven digits on each side of the point as words when the text around
 // a value may be read (`readable_end`): the same numbers, stops and failures as the digit loop,
 // whatever follows the value in the text (digits included, which must not be taken).

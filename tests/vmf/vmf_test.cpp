@@ -420,6 +420,39 @@ TEST(Vmf, MalformedFieldsAreKeptAndReported) {
     EXPECT_EQ(again->map(), doc->map());
 }
 
+// "nan" and "inf" are not numbers in a map (NumberCursor refuses them): the fields holding them
+// are reported and kept as text, and the model stays equal to itself (a NaN would not be) on
+// every read path (found by fuzz_vmf: a plane of "(-nan ...").
+TEST(Vmf, NonFiniteNumbersAreKeptAsTextNotRead) {
+    const std::string text =
+        "world\n{\n\tsolid\n\t{\n\t\tside\n\t\t{\n"
+        "\t\t\t\"plane\" \"(nan 0 0) (0 1 0) (1 0 0)\"\n"
+        "\t\t\t\"uaxis\" \"[1 0 0 -inf] 0.25\"\n\t\t\t\"vaxis\" \"[0 1 0 0] 1e999\"\n"
+        "\t\t\t\"rotation\" \"-nan\"\n\t\t\t\"lightmapscale\" \"infinity\"\n"
+        "\t\t}\n\t}\n}\n";
+    auto doc = vmf::Document::read(text);
+    ASSERT_TRUE(doc);
+    EXPECT_EQ(doc->write(), text);
+    EXPECT_EQ(doc->diagnostics().count(Severity::error), 5u);
+    const vmf::Side& side = doc->map().world.solids.at(0).sides.at(0);
+    EXPECT_FALSE(side.has(vmf::Side::kPlane));
+    EXPECT_FALSE(side.has(vmf::Side::kUAxis));
+    EXPECT_FALSE(side.has(vmf::Side::kVAxis));
+    EXPECT_FALSE(side.has(vmf::Side::kRotation));
+    EXPECT_FALSE(side.has(vmf::Side::kLightmapScale));
+    EXPECT_EQ(side.extra_keys.size(), 5u);
+    EXPECT_EQ(doc->map(), doc->map());
+    for (const bool light : {true, false}) {
+        Diagnostics d;
+        auto map = vmf::read_map(Blob::copy_of(text), d, {.threads = 1, .light_tokenizer = light});
+        ASSERT_TRUE(map);
+        EXPECT_EQ(*map, doc->map());
+    }
+    auto again = vmf::Document::read(vmf::write(doc->map()));
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->map(), doc->map());
+}
+
 TEST(Vmf, HammerPlusPlusAndStrataVertices) {
     const std::string_view text =
         "world\n{\n\tsolid\n\t{\n\t\tside\n\t\t{\n\t\t\t\"id\" \"1\"\n"

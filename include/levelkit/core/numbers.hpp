@@ -87,7 +87,8 @@ private:
     static constexpr std::uint64_t kPow10Int[] = {1,     10,     100,     1000,
                                                   10000, 100000, 1000000, 10000000};
     // number() past its word path (`p` is after the sign): up to fifteen digits by the digit
-    // loop, else parse_double_prefix. Out of line (text.cpp), so that number() stays small.
+    // loop, else parse_double_prefix, refusing non-finite values ("nan", "inf", "1e999").
+    // Out of line (text.cpp), so that number() stays small.
     bool number_rest(double& out, const char* p, bool neg);
     // A number must end at a separator, not run into letters.
     bool ends_number(const char* p) const {
