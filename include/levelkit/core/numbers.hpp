@@ -101,7 +101,7 @@ private:
         return w;  // p[0] is the lowest byte (the word path runs on little-endian machines)
     }
     // How many of the 8 bytes at p are ASCII digits before the first one that is not (8: all).
-    static std::size_t digit_run(const char* p) {
+    [[gnu::always_inline]] static std::size_t digit_run(const char* p) {
         const std::uint64_t w = load8(p);
         // A byte below '0' sets its high bit in w - '0'..., one above '9' in w + 0x46...; bytes
         // before the first non-digit neither borrow nor carry, so its flag is exact.
@@ -109,8 +109,9 @@ private:
             ((w - 0x3030303030303030u) | (w + 0x4646464646464646u)) & 0x8080808080808080u;
         return flags ? static_cast<std::size_t>(std::countr_zero(flags)) / 8 : 8;
     }
-    // The value of the n (< 8) digits at p.
-    static std::uint64_t digits_value(const char* p, std::size_t n) {
+    // The value of the n (< 8) digits at p. Both helpers are always inlined: GCC otherwise
+    // kept the body of this one out of line, a call for every number of a map.
+    [[gnu::always_inline]] static std::uint64_t digits_value(const char* p, std::size_t n) {
         if (n == 0) return 0;
         // The digits moved to the top bytes, zeros (leading zeros) below them; then pairs, fours
         // and eights combined by multiplication (eight digits fit in the low 32 bits).
