@@ -588,6 +588,7 @@ void TypedReader<Tree, Node>::read_side(const Node& n, const Path& path, Side& s
             if (iequals_lower<"dispinfo">(k) && !s.disp) {
                 read_disp(c, s, path);
             } else if (iequals_lower<"vertices_plus">(k)) {
+                s.vertices_plus.reserve(c.child_count());  // one allocation, not one per doubling
                 for (Node v : c) {
                     Vec3 p;
                     if (!v.is_value() || !iequals_lower<"v">(v.key()) ||
@@ -603,6 +604,7 @@ void TypedReader<Tree, Node>::read_side(const Node& n, const Path& path, Side& s
             } else if (iequals_lower<"point_data">(k)) {
                 // "numpts" N then N "point" "index x y z" lines.
                 std::int64_t numpts = -1;
+                s.point_data.reserve(c.child_count());
                 for (Node v : c) {
                     if (v.is_value() && iequals_lower<"numpts">(v.key()) && numpts < 0) {
                         numpts = parse_int(v.value()).value_or(-2);
