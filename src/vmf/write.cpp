@@ -649,27 +649,24 @@ std::string Connection::value_text() const {
 
 std::optional<Connection> parse_connection(std::string_view output, std::string_view value) {
     const char sep = value.find('\x1b') != std::string_view::npos ? '\x1b' : ',';
-    std::vector<std::string_view> f;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t p = value.find(sep, start);
-        f.push_back(
-            value.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
-        if (p == std::string_view::npos) break;
-        start = p + 1;
-    }
-    if (f.size() < 5) return std::nullopt;
-    auto delay = detail::parse_number(f[f.size() - 2]);
-    auto times = parse_int(trim(f.back()));
+    // Five fields at least: target, input, parameter, delay, times. The parameter may itself
+    // contain the separator (e.g. AddOutput "key,value"), so the first two fields are cut at the
+    // first two separators and the last two at the last two; whatever lies between is the
+    // parameter. Found in place: a map has thousands of outputs.
+    constexpr auto npos = std::string_view::npos;
+    const std::size_t s1 = value.find(sep);
+    const std::size_t s2 = s1 == npos ? npos : value.find(sep, s1 + 1);
+    const std::size_t s4 = value.rfind(sep);
+    const std::size_t s3 = s4 == npos || s4 == 0 ? npos : value.rfind(sep, s4 - 1);
+    if (s2 == npos || s3 == npos || s3 <= s2) return std::nullopt;
+    auto delay = detail::parse_number(value.substr(s3 + 1, s4 - s3 - 1));
+    auto times = parse_int(trim(value.substr(s4 + 1)));
     if (!delay || !times) return std::nullopt;
     Connection c;
     c.output = std::string(output);
-    c.target = std::string(f[0]);
-    c.input = std::string(f[1]);
-    // The parameter may itself contain the separator (e.g. AddOutput "key,value").
-    const std::size_t pb = static_cast<std::size_t>(f[2].data() - value.data());
-    const std::size_t pe = static_cast<std::size_t>(f[f.size() - 2].data() - value.data()) - 1;
-    c.param = std::string(value.substr(pb, pe - pb));
+    c.target = std::string(value.substr(0, s1));
+    c.input = std::string(value.substr(s1 + 1, s2 - s1 - 1));
+    c.param = std::string(value.substr(s2 + 1, s3 - s2 - 1));
     c.delay = *delay;
     c.times = static_cast<int>(*times);
     c.separator = sep;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "levelkit/core/numbers.hpp"
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
 #include "support/vmf_origins.hpp"
@@ -311,6 +312,81 @@ TEST(Vmf, ConnectionsBothSeparatorsAndCommasInParameters) {
     EXPECT_EQ(c[3].value_text(), "broken");
     EXPECT_EQ(doc->diagnostics().count(Severity::warning), 1u);
     EXPECT_EQ(doc->map().entities[0].origin_vec(), Vec3(16, -32, 8));
+}
+
+// parse_connection's fields are what splitting the value at every separator gives: the first
+// two fields, the last two (delay and times), and the parameter between, which may hold the
+// separator. Some 400,000 values built from fields and both separators are checked against that
+// rule written out, and a few as Hammer writes them.
+TEST(Vmf, ConnectionFieldsAreThoseOfSplittingAtEverySeparator) {
+    const auto by_splitting = [](std::string_view v) -> std::optional<vmf::Connection> {
+        const char sep = v.find('\x1b') != std::string_view::npos ? '\x1b' : ',';
+        std::vector<std::string_view> f;
+        std::vector<std::size_t> at;  // where each field starts
+        for (std::size_t start = 0;;) {
+            const std::size_t p = v.find(sep, start);
+            at.push_back(start);
+            f.push_back(v.substr(start, p == std::string_view::npos ? p : p - start));
+            if (p == std::string_view::npos) break;
+            start = p + 1;
+        }
+        if (f.size() < 5) return std::nullopt;
+        double delay = 0;
+        NumberCursor d(f[f.size() - 2]);
+        const auto times = parse_int(trim(f.back()));
+        if (!d.number(delay) || !d.at_end() || !times) return std::nullopt;
+        vmf::Connection c;
+        c.output = "o";
+        c.target = std::string(f[0]);
+        c.input = std::string(f[1]);
+        c.param = std::string(v.substr(at[2], at[f.size() - 2] - 1 - at[2]));
+        c.delay = delay;
+        c.times = static_cast<int>(*times);
+        c.separator = sep;
+        return c;
+    };
+    std::size_t checked = 0, parsed = 0;
+    const auto check = [&](const std::string& s) {
+        const auto got = vmf::parse_connection("o", s);
+        const auto want = by_splitting(s);
+        ++checked;
+        ASSERT_EQ(got.has_value(), want.has_value()) << printable(s);
+        if (!got) return;
+        ++parsed;
+        EXPECT_EQ(*got, *want) << printable(s);
+    };
+    std::string v;
+    // Values of one to six fields drawn from `fields`, joined by ',' or ESC at each place (six
+    // fields: commas only): empty fields, spaces, numbers that are and are not valid delays.
+    const std::vector<std::string> fields = {"", "1", "-1", " 2", "0.5 ", "a", "a b"};
+    const auto count_of = [&](std::size_t n, std::size_t seps) {
+        std::size_t c = 1;
+        for (std::size_t i = 0; i < n; ++i) c *= fields.size();
+        return c << seps;
+    };
+    for (std::size_t n = 1; n <= 6; ++n) {
+        const std::size_t seps = n < 6 ? n - 1 : 0;  // separators chosen freely
+        for (std::size_t k = 0; k < count_of(n, seps); ++k) {
+            std::size_t x = k >> seps;
+            v.clear();
+            for (std::size_t i = 0; i < n; ++i, x /= fields.size()) {
+                if (i > 0) v += ((k >> (i - 1)) & 1) && i - 1 < seps ? '\x1b' : ',';
+                v += fields[x % fields.size()];
+            }
+            check(v);
+        }
+    }
+    // Longer ones as Hammer writes them.
+    for (const char* s : {"door,Open,,0,-1", "relay,AddOutput,targetname a,b,c,1.5,1",
+                          "a\x1b"
+                          "b\x1b"
+                          "c,d,e\x1b"
+                          "2\x1b"
+                          "3",
+                          "a,b,c,d", "a,b,c,d,e,f,g,h"})
+        check(s);
+    EXPECT_GT(parsed, 30000u);
+    EXPECT_GT(checked, 400000u);
 }
 
 TEST(Vmf, NormalisedRewriteKeepsTheModel) {
