@@ -104,7 +104,7 @@ private:
     mutable std::unique_ptr<LineMap> lines_;
 
     // Appends a node as the last child of the innermost open block.
-    std::uint32_t append(std::uint32_t at, bool block);
+    std::uint32_t append(const LiteRec& rec);
     struct Open {
         std::uint32_t id;
         std::uint32_t last = kv::kNone;
@@ -169,11 +169,9 @@ inline std::string_view LiteNode::get(std::string_view k, std::string_view fallb
     return fallback;
 }
 
-inline std::uint32_t LiteTree::append(std::uint32_t at, bool block) {
+inline std::uint32_t LiteTree::append(const LiteRec& rec) {
     const auto id = static_cast<std::uint32_t>(nodes_.size());
-    LiteRec& r = nodes_.emplace_back();
-    r.at = at;
-    r.block = block;
+    nodes_.push_back(rec);
     Open& parent = stack_[open_ - 1];
     if (parent.last == kv::kNone) {
         nodes_[parent.id].first_child = id;
@@ -282,9 +280,11 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
     if (text_.size() >= 3 && text_.substr(0, 3) == "\xEF\xBB\xBF") p += 3;
     if (!open_block.empty()) {
         // The piece starts inside this block (kv gives such a node offset 0, as here).
-        const std::uint32_t id = append(0, true);
-        nodes_[id].key = open_block.data();
-        nodes_[id].key_len = static_cast<std::uint32_t>(open_block.size());
+        LiteRec rec;
+        rec.key = open_block.data();
+        rec.key_len = static_cast<std::uint32_t>(open_block.size());
+        rec.block = true;
+        const std::uint32_t id = append(rec);
         stack_[open_] = Open{id};
         ids_[open_++] = id;
     }
@@ -309,28 +309,21 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
             continue;
         }
         if (open_ > lite::kMaxDepth || c == '{') return false;
-        const auto at = static_cast<std::uint32_t>(p - text_.data());
-        const char* key = nullptr;
-        std::uint32_t key_len = 0;
-        if (!token(p, end, key, key_len)) return false;
+        LiteRec rec;  // written to the tree whole, once its tokens are read
+        rec.at = static_cast<std::uint32_t>(p - text_.data());
+        if (!token(p, end, rec.key, rec.key_len)) return false;
         p = lite::skip_gap(p, end);
         if (p >= end || *p == '}') return false;  // a key without a value
-        const bool block = *p == '{';
-        const std::uint32_t id = append(at, block);
-        LiteRec& r = nodes_[id];
-        r.key = key;
-        r.key_len = key_len;
-        if (block) {
+        if (*p == '{') {
             ++p;
+            rec.block = true;
+            const std::uint32_t id = append(rec);
             stack_[open_] = Open{id};
             ids_[open_++] = id;
             continue;
         }
-        const char* value = nullptr;
-        std::uint32_t value_len = 0;
-        if (!token(p, end, value, value_len)) return false;
-        nodes_[id].value = value;
-        nodes_[id].value_len = value_len;
+        if (!token(p, end, rec.value, rec.value_len)) return false;
+        append(rec);
     }
 }
 
