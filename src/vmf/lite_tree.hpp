@@ -14,6 +14,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -203,12 +204,33 @@ inline bool is_ws(char c) {
 inline bool ends_bare(char c) {
     return is_ws(c) || c == '"' || c == '{' || c == '}';
 }
+// Whether the 8 bytes at p start with `tabs` (< 8) tabs and then a token's first byte (not
+// whitespace, not '/').
+inline bool tabs_then_token(const char* p, std::size_t tabs) {
+    std::uint64_t w = 0;  // p[0] in the lowest byte
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&w, p, 8);
+    } else {
+        for (int i = 0; i < 8; ++i) w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    }
+    const std::uint64_t low = tabs ? ~std::uint64_t{0} >> (64 - 8 * tabs) : 0;
+    const auto next = static_cast<unsigned char>(w >> (8 * tabs));
+    return ((w ^ 0x0909090909090909u) & low) == 0 && next > ' ' && next != '/';
+}
 // Whitespace and `//` comments. Gaps in map files are a line ending and some tabs: sixteen
 // bytes are tested at a time where SSE2 is there.
-inline const char* skip_gap(const char* p, const char* end) {
-    // Between a key and its value: one space, then the value's quote or first byte.
+//
+// Most gaps are guessed first, by a test whose outcome the processor predicts: between a key and
+// its value, one space; after a line, a line ending and `tabs` tabs (the caller's depth, which
+// every line but a closing brace has). The guessed end depends only on p, not on bytes loaded
+// from it, so reading the next token need not wait for the gap to be scanned.
+inline const char* skip_gap(const char* p, const char* end, std::size_t tabs) {
     if (end - p >= 2 && p[0] == ' ' && static_cast<unsigned char>(p[1]) > ' ' && p[1] != '/')
         return p + 1;
+    if (tabs < 8 && end - p >= 10) {
+        if (p[0] == '\n' && tabs_then_token(p + 1, tabs)) return p + 1 + tabs;
+        if (p[0] == '\r' && p[1] == '\n' && tabs_then_token(p + 2, tabs)) return p + 2 + tabs;
+    }
     for (;;) {
 #if defined(__SSE2__)
         while (end - p >= 16) {
@@ -293,7 +315,7 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         if (on_close(LiteNode(this, id), std::span<const kv::NodeId>(ids_.data(), open_))) drop(id);
     };
     for (;;) {
-        p = lite::skip_gap(p, end);
+        p = lite::skip_gap(p, end, open_ - 1);
         if (p >= end) {
             if (open_ == 2 && close_at_end) {
                 closed_at_end_ = stack_[1].id;
@@ -312,7 +334,7 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         LiteRec rec;  // written to the tree whole, once its tokens are read
         rec.at = static_cast<std::uint32_t>(p - text_.data());
         if (!token(p, end, rec.key, rec.key_len)) return false;
-        p = lite::skip_gap(p, end);
+        p = lite::skip_gap(p, end, open_ - 1);
         if (p >= end || *p == '}') return false;  // a key without a value
         if (*p == '{') {
             ++p;

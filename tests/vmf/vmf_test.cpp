@@ -638,6 +638,25 @@ TEST(Vmf, LightTokenizerEqualsFullParser) {
          }()},
         {"empty", ""},
         {"only whitespace", " \n\t"},
+        // Gaps the light tokenizer guesses (a line ending and the depth's tabs) and near misses.
+        {"comment after the depth's tabs", replaced(kBoxMap, side, "// c\n\t\t\t" + side)},
+        {"control byte after the depth's tabs",
+         replaced(kBoxMap, side, side + "\n\t\t\t\x01x\" \"1\"")},
+        {"one tab too many and too few",
+         replaced(kBoxMap, side, "\t" + side + "\n\t\t\t\t\"a\" \"1\"\n\t\t\"b\" \"2\"")},
+        {"spaces for tabs", replaced(kBoxMap, side, side + "\n   \"a\" \"1\"\n\t \"b\" \"2\"")},
+        {"crlf at depth", replaced(kBoxMap, side, side + "\r\n\t\t\t\"a\" \"1\"\r\r\n\"b\" \"2\"")},
+        {"tabbed deeper than eight",
+         [] {
+             std::string t;
+             for (int i = 0; i < 12; ++i)
+                 t += std::string(i, '\t') + "b\n" + std::string(i, '\t') + "{\n";
+             t += std::string(12, '\t') + "\"k\" \"v\"\n";
+             for (int i = 11; i >= 0; --i) t += std::string(i, '\t') + "}\n";
+             return t;
+         }()},
+        {"ending after a line's tabs", kBoxMap + "entity\n{\n\t\"id\" \"9\"\n}\n\t"},
+        {"ending after a line ending", kBoxMap + "entity\n{\n\t\"id\" \"9\"\n}\r\n"},
     };
     for (const auto& [label, text] : texts) expect_same_readers(text, label);
 }
