@@ -14,12 +14,12 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "levelkit/core/bytes.hpp"
 #include "levelkit/core/text.hpp"
 #include "levelkit/kv/keyvalues.hpp"
 
@@ -207,12 +207,8 @@ inline bool ends_bare(char c) {
 // Whether the 8 bytes at p start with `tabs` (< 8) tabs and then a token's first byte (not
 // whitespace, not '/').
 inline bool tabs_then_token(const char* p, std::size_t tabs) {
-    std::uint64_t w = 0;  // p[0] in the lowest byte
-    if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(&w, p, 8);
-    } else {
-        for (int i = 0; i < 8; ++i) w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    }
+    // p[0] in the lowest byte
+    const auto w = load<std::uint64_t>(reinterpret_cast<const std::byte*>(p), Endian::little);
     const std::uint64_t low = tabs ? ~std::uint64_t{0} >> (64 - 8 * tabs) : 0;
     const auto next = static_cast<unsigned char>(w >> (8 * tabs));
     return ((w ^ 0x0909090909090909u) & low) == 0 && next > ' ' && next != '/';
