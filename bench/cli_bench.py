@@ -86,6 +86,17 @@ def measure(cmd: list[str], runs: int, before=None, cpus: set[int] | None = None
     return measure_paired([cmd], runs, before, [cpus])[0]
 
 
+def batch_maps(corpus: Path) -> list[str]:
+    """Every corpus map the batch converts: VMF, BSP, WMP, WMPB and $$M, one file per name."""
+    maps, seen = [], set()
+    for sub, exts in [("vmf", {".vmf"}), ("bsp", {".bsp"}), ("wmp", {".wmp", ".wmpb", ".$$m"})]:
+        for p in sorted((corpus / sub).glob("*")):
+            if p.suffix.lower() in exts and p.stem.lower() not in seen:
+                seen.add(p.stem.lower())
+                maps.append(str(p))
+    return maps
+
+
 def fmt(fig: list[float], scale: float, unit: str, digits: int = 1) -> str:
     med, lo, hi = (x * scale for x in fig)
     return f"{med:.{digits}f} {unit} [{lo:.{digits}f}-{hi:.{digits}f}]"
@@ -129,13 +140,7 @@ def main() -> int:
             res["bsp-vmf"] = measure([cli, "convert", "-q", str(bsps[0]), str(tmp / "out.vmf")],
                                      args.runs)
         if want("batch-j1") or want("batch-j2"):
-            maps, seen = [], set()
-            for sub, exts in [("vmf", {".vmf"}), ("bsp", {".bsp"}),
-                              ("wmp", {".wmp", ".wmpb", ".$$m"})]:
-                for p in sorted((args.corpus / sub).glob("*")):
-                    if p.suffix.lower() in exts and p.stem.lower() not in seen:
-                        seen.add(p.stem.lower())
-                        maps.append(str(p))
+            maps = batch_maps(args.corpus)
             out = tmp / "batch"
 
             def clean():

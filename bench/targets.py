@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Measures every row of the performance targets (issue 16) in one sitting and prints the
+README's table: each round runs every row once, so that a drift of the machine's speed shows as
+a spread across rounds instead of one row measured on a fast hour and another on a slow one.
+
+    python3 bench/targets.py [--rounds 3] [--build build] [--runs 21] [--batch-runs 9]
+
+Library rows come from the Google Benchmark programs in BUILD/bench (medians of --reps
+repetitions a round; their rates are bytes / 2^20 a second, MiB/s, and a target written in MB/s
+is compared in MiB/s, which asks 4.9% more); whole-process rows come from bench/cli_bench.py's
+timing of the CLI (medians of --runs runs a round). The batch runs -j 1 and -j 2 in turn,
+--batch-runs pairs, and gives the median of the pairs' ratios: "on two cores against one" holds
+the -j 1 run to one processor, as a lone job's VMF reader would otherwise use both. A cell
+gives each round's median; "met" counts the rounds whose median meets the target. Needs the
+corpus ($LEVELKIT_CORPUS, default ../shared/corpus) and a Release build with the benchmarks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cli_bench  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+MIB = 1 << 20
+
+
+def gbench(exe: Path, pattern: str, reps: int) -> dict[str, dict]:
+    """Median aggregate of every benchmark of `exe` matching `pattern`, by run name."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([str(exe), f"--benchmark_filter={pattern}",
+                        f"--benchmark_repetitions={reps}",
+                        "--benchmark_report_aggregates_only=true",
+                        f"--benchmark_out={out.name}", "--benchmark_out_format=json"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        got = json.load(open(out.name))["benchmarks"]
+    # With one repetition Google Benchmark prints no aggregates: the run is its own median.
+    want = "median" if reps > 1 else None
+    return {b["run_name"]: b for b in got if b.get("aggregate_name") == want}
+
+
+def mib_s(b: dict) -> float:
+    return b["bytes_per_second"] / MIB
+
+
+def largest(rows: dict[str, dict], prefix: str) -> dict:
+    """The row of the largest input among those whose name starts with `prefix`: bytes per
+    iteration are the rate times the time."""
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    cands = [b for name, b in rows.items() if name.startswith(prefix)]
+    if not cands:
+        raise SystemExit(f"no benchmark named {prefix}*")
+    return max(cands, key=lambda b: b["bytes_per_second"] * b["real_time"] * scale[b["time_unit"]])
+
+
+# (row, unit, target, compare) with compare "ge" or "le"
+ROWS = [
+    ("`levelkit info`, largest VMF, whole process", "ms", 30.0, "le"),
+    ("VMF typed read, one thread (3 largest maps)", "MiB/s", 500.0, "ge"),
+    ("VMF typed read, default threads (here 2)", "MiB/s", 300.0, "ge"),
+    ("VMF normalised write", "MiB/s", 500.0, "ge"),
+    ("DMX keyvalues2 read, largest", "MiB/s", 600.0, "ge"),
+    ("DMX keyvalues2 write, largest", "MiB/s", 600.0, "ge"),
+    ("WMP2 text read, largest", "MiB/s", 300.0, "ge"),
+    ("`$$M` text read, largest", "MiB/s", 300.0, "ge"),
+    ("VMF → VMAP, largest VMF, whole process", "ms", 100.0, "le"),
+    ("VMF → VMAP peak memory", "× the VMF", 6.0, "le"),
+    ("batch `convert -o DIR --to vmap`, every corpus map: -j 2 on two cores against -j 1 held "
+     "to one", "×", 1.8, "ge"),
+    ("same, against -j 1 free to use both cores (its VMF reader does)", "×", 1.8, "ge"),
+]
+
+
+def one_round(args, cli: str, vmf: Path, maps: list[str], tmp: Path) -> list[float]:
+    bench = args.build / "bench"
+    vmf_rows = gbench(bench / "vmf_bench",
+                      "BM_VmfParseTyped/threads:[01]/light:1|BM_VmfWriteNormalised", args.reps)
+    dmx_rows = gbench(bench / "dmx_bench", "kv2_", args.reps)
+    wmp_rows = gbench(bench / "wmp_bench", "BM_ReadText", args.reps)
+    info = cli_bench.measure([cli, "info", str(vmf)], args.runs)
+    vmap = cli_bench.measure([cli, "convert", "-q", str(vmf), str(tmp / "out.vmap")], args.runs)
+    out = tmp / "batch"
+
+    def clean():
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir()
+
+    batch = [[cli, "convert", "-q", "-j", str(j), "--to", "vmap", "-o", str(out), *maps]
+             for j in (1, 2)]
+    one_core = {min(os.sched_getaffinity(0))}
+    pinned = cli_bench.measure_paired(batch, args.batch_runs, before=clean,
+                                      cpus=[one_core, None])[1]["pairs"][0]
+    free = cli_bench.measure_paired(batch, args.batch_runs, before=clean)[1]["pairs"][0]
+    return [
+        info["wall_s"][0] * 1e3,
+        mib_s(vmf_rows["BM_VmfParseTyped/threads:1/light:1/real_time"]),
+        mib_s(vmf_rows["BM_VmfParseTyped/threads:0/light:1/real_time"]),
+        mib_s(vmf_rows["BM_VmfWriteNormalised"]),
+        mib_s(largest(dmx_rows, "kv2_read/")),
+        mib_s(largest(dmx_rows, "kv2_write/")),
+        mib_s(wmp_rows["BM_ReadText/mm:0"]),
+        mib_s(wmp_rows["BM_ReadText/mm:1"]),
+        vmap["wall_s"][0] * 1e3,
+        vmap["peak_mib"][0] * MIB / vmf.stat().st_size,
+        pinned,
+        free,
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", type=Path, default=REPO / "build")
+    corpus = os.environ.get("LEVELKIT_CORPUS") or REPO.parent / "shared" / "corpus"
+    ap.add_argument("--corpus", type=Path, default=Path(corpus))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5, help="Google Benchmark repetitions a round")
+    ap.add_argument("--runs", type=int, default=21, help="whole-process runs a round")
+    ap.add_argument("--batch-runs", type=int, default=9, help="batch pairs a round")
+    ap.add_argument("--json", action="store_true", help="print every round's figures as JSON")
+    args = ap.parse_args()
+    cli = args.build / "cli" / "levelkit"
+    if not cli.is_file() or not (args.build / "bench" / "vmf_bench").is_file():
+        print(f"{args.build}: the CLI and the benchmarks are not built", file=sys.stderr)
+        return 2
+    vmfs = sorted((args.corpus / "vmf").glob("*.vmf"), key=lambda p: p.stat().st_size,
+                  reverse=True)
+    if not vmfs:
+        print(f"corpus not found at {args.corpus}: skipped", file=sys.stderr)
+        return 0
+    maps = cli_bench.batch_maps(args.corpus)
+    tmp = Path(tempfile.mkdtemp(prefix="lk-targets-"))
+    start = datetime.now(timezone.utc)
+    try:
+        rounds = []
+        for r in range(args.rounds):
+            rounds.append(one_round(args, str(cli), vmfs[0], maps, tmp))
+            print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    end = datetime.now(timezone.utc)
+    if args.json:
+        print(json.dumps({"start": start.isoformat(), "end": end.isoformat(),
+                          "rows": [{"row": row[0], "unit": row[1], "target": row[2],
+                                    "rounds": [rd[i] for rd in rounds]}
+                                   for i, row in enumerate(ROWS)]}, indent=2))
+        return 0
+    print(f"{start:%Y-%m-%d %H:%M}–{end:%H:%M} UTC, {args.rounds} rounds, "
+          f"{os.cpu_count()} processors\n")
+    print("| job | round medians | target | met |")
+    print("|---|---|---|---|")
+    for i, (name, unit, target, cmp) in enumerate(ROWS):
+        vals = [rd[i] for rd in rounds]
+        digits = 2 if unit in ("×", "× the VMF") else 1 if unit == "ms" else 0
+        cell = " / ".join(f"{v:.{digits}f}" for v in vals)
+        met = sum((v >= target) if cmp == "ge" else (v <= target) for v in vals)
+        sign = "≥" if cmp == "ge" else "≤"
+        print(f"| {name} | {cell} {unit} | {sign} {target:g} {unit} | {met} of {len(vals)} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
