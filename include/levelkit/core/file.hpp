@@ -94,6 +94,8 @@ private:
     std::filesystem::path path_;
     std::string temp_;
     int fd_ = -1;
+    // Bytes written, and those the disk was asked to start writing (see write()).
+    std::uint64_t written_ = 0, started_ = 0;
 };
 
 // Atomically replaces/creates `path` with `data`. Never leaves a partial file at `path`.
