@@ -1,6 +1,7 @@
 // VMF -> scene -> vmap on any VMF text: no crash, and every mesh the converter writes passes the
 // half-edge validator (invalid brushes are skipped, never written broken). The CLI's way (map
-// and scene given up, meshes and leaf entities packed as they are made) writes the same bytes.
+// and scene given up, meshes and leaf entities packed as they are made, on the converting thread
+// or a second one) writes the same bytes.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -23,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lk::vmf::Map given = doc->map();
     lk::scene::Scene spent = lk::convert::vmf_to_scene(std::move(given), diags);
     lk::dmx::PackedSubtrees packs;
+    packs.pack_on_thread(size % 2 == 1);  // every other input on a packing thread, as the CLI
     lk::convert::SceneToVmapOptions opt;
     opt.packed = &packs;
     const lk::dmx::Document skeleton = lk::convert::scene_to_vmap(std::move(spent), diags, opt);

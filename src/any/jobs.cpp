@@ -80,6 +80,7 @@ ConvertJobOutcome convert_file(const ConvertJob& job, const Progress& progress) 
     std::unique_ptr<Document>& input = doc.value();
     opt.take_input = [&input] { return std::move(input); };
     opt.give_back_memory = job.give_back_memory;
+    opt.threads = job.threads;
     auto res = run_path(*path, *input, opt, r.diags);
     if (!res) return fail(std::move(r), std::move(res).error(), in_name);
     r.report = std::move(res.value().report);

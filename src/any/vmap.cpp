@@ -1,6 +1,11 @@
 // VMAP adapter: Source 2 Hammer maps. A vmap is a DMX file whose header names the format "vmap";
 // it is read and written by the dmx module (byte-identical) and understood through vmap::Map.
 #include <fmt/format.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include <thread>
 
 #include "handlers.hpp"
 #include "levelkit/convert/scene_vmap.hpp"
@@ -153,6 +158,15 @@ std::uint64_t seed_of(const ConvertOptions& opt) {
     return h;
 }
 
+// Processors this process may run on (its affinity: `taskset -c 0` gives one).
+unsigned usable_cores() {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    return std::thread::hardware_concurrency();
+}
+
 // Scene -> VMAP for a scene the caller keeps (const) or gives up (rvalue: freed as it goes).
 template <class SceneArg>
 Result<ConvertResult> scene_to_vmap_document(SceneArg&& s, const ConvertOptions& opt,
@@ -174,6 +188,10 @@ Result<ConvertResult> scene_to_vmap_document(SceneArg&& s, const ConvertOptions&
     if (enc->name == "binary" && enc->version == 9) {
         packed = std::make_unique<dmx::PackedSubtrees>();
         packed->give_back_memory(opt.give_back_memory);
+        // The meshes are encoded on a second thread while the next ones are built (a lone
+        // VMF -> VMAP of the largest corpus map on two cores: 0.86-0.91x the wall time), unless
+        // the caller runs a conversion per core or the process has one.
+        packed->pack_on_thread(opt.threads != 1 && usable_cores() > 1);
         so.packed = packed.get();
     }
     convert::SceneToVmapReport r;

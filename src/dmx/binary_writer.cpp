@@ -1,8 +1,14 @@
 #include <fmt/format.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <mutex>
 #include <new>
+#include <thread>
 #if __has_include(<sys/mman.h>)
 #include <sys/mman.h>
 #define LK_MMAP_SLABS 1
@@ -500,12 +506,220 @@ namespace {
 constexpr std::size_t kTrimStep = std::size_t{1} << 19;
 }  // namespace
 
+// The packing thread: trees queued by add() are encoded in order; each then waits in `spare`
+// for take_tree(). At most kTrees trees exist: the one being built, and those queued or being
+// encoded. A mesh takes some microseconds to build and less to encode, about what it takes to
+// wake a sleeping thread (more on a virtual machine): the thread, which mostly waits for the
+// next tree, looks for it for a while (kSpin) before it sleeps, and is woken only if it sleeps.
+// The caller never spins: it sleeps when every tree is taken, and is woken only then.
+class PackedSubtrees::Worker {
+public:
+    static constexpr std::size_t kTrees = 6;
+    static constexpr std::chrono::microseconds kSpin{100};
+
+    explicit Worker(PackedSubtrees& owner) : owner_(owner), thread_([this] { loop(); }) {}
+    ~Worker() { finish(); }
+
+    std::unique_ptr<Document> take_tree() {
+        std::unique_lock lock(m_);
+        if (spare_.empty() && trees_ < kTrees) {
+            ++trees_;
+            return std::make_unique<Document>();
+        }
+        while (spare_.empty()) {
+            caller_sleeps_ = true;
+            done_.wait(lock);
+            caller_sleeps_ = false;
+        }
+        std::unique_ptr<Document> t = std::move(spare_.back());
+        spare_.pop_back();
+        return t;
+    }
+    void push(std::unique_ptr<Document> tree) {
+        bool wake = false;
+        {
+            const std::lock_guard lock(m_);
+            queue_.push_back(std::move(tree));
+            queued_.store(queue_.size(), std::memory_order_release);
+            wake = worker_sleeps_;
+        }
+        if (wake) wake_.notify_one();
+    }
+    // Until the queue is encoded (the thread stays).
+    void drain() {
+        std::unique_lock lock(m_);
+        while (!queue_.empty() || busy_) {
+            caller_sleeps_ = true;
+            done_.wait(lock);
+            caller_sleeps_ = false;
+        }
+    }
+    // Encodes the queue and ends the thread.
+    void finish() noexcept {
+        {
+            const std::lock_guard lock(m_);
+            if (stop_) return;
+            stop_ = true;
+            stopping_.store(true, std::memory_order_release);
+        }
+        wake_.notify_one();
+        if (thread_.joinable()) thread_.join();
+    }
+    bool finished() const {
+        const std::lock_guard lock(m_);
+        return stop_;
+    }
+    void rethrow() const {
+        if (failure_) std::rethrow_exception(failure_);
+    }
+
+private:
+    // Until there is a tree to encode or the thread is to end, or kSpin has passed.
+    void spin() const {
+        const auto until = std::chrono::steady_clock::now() + kSpin;
+        auto ready = [&] {
+            return queued_.load(std::memory_order_acquire) > 0 ||
+                   stopping_.load(std::memory_order_acquire);
+        };
+        while (!ready()) {
+            for (int i = 0; i < 32 && !ready(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+            if (std::chrono::steady_clock::now() > until) return;
+        }
+    }
+
+    void loop() {
+        for (;;) {
+            spin();
+            std::unique_ptr<Document> t;
+            {
+                std::unique_lock lock(m_);
+                while (queue_.empty() && !stop_) {
+                    worker_sleeps_ = true;
+                    wake_.wait(lock);
+                    worker_sleeps_ = false;
+                }
+                if (queue_.empty()) return;
+                t = std::move(queue_.front());
+                queue_.pop_front();
+                queued_.store(queue_.size(), std::memory_order_release);
+                busy_ = true;
+            }
+            // After a failure the rest is dropped: wait() throws it, and nothing is written.
+            if (!failure_) {
+                try {
+                    owner_.encode(*t);
+                } catch (...) {
+                    failure_ = std::current_exception();
+                }
+            }
+            bool wake = false;
+            {
+                const std::lock_guard lock(m_);
+                spare_.push_back(std::move(t));
+                busy_ = false;
+                wake = caller_sleeps_;
+            }
+            if (wake) done_.notify_all();
+        }
+    }
+
+    PackedSubtrees& owner_;
+    mutable std::mutex m_;
+    std::condition_variable wake_, done_;
+    std::deque<std::unique_ptr<Document>> queue_;
+    std::vector<std::unique_ptr<Document>> spare_;
+    std::size_t trees_ = 0;  // made so far
+    bool busy_ = false, stop_ = false, worker_sleeps_ = false, caller_sleeps_ = false;
+    // What the thread looks at while it spins, without the lock.
+    std::atomic<std::size_t> queued_{0};
+    std::atomic<bool> stopping_{false};
+    std::exception_ptr failure_;  // written by the thread only, read after it ends
+    std::thread thread_;          // last: starts once the rest is made
+};
+
+PackedSubtrees::WorkerHandle::WorkerHandle(WorkerHandle&& o) noexcept {
+    o.stop();
+    w = std::move(o.w);
+}
+PackedSubtrees::WorkerHandle& PackedSubtrees::WorkerHandle::operator=(WorkerHandle&& o) noexcept {
+    stop();
+    o.stop();
+    w = std::move(o.w);
+    return *this;
+}
+PackedSubtrees::WorkerHandle::~WorkerHandle() {
+    stop();
+}
+void PackedSubtrees::WorkerHandle::stop() const noexcept {
+    if (w) w->finish();
+}
+
 PackedSubtrees::PackedSubtrees()
     : pool_index_(std::make_unique<detail::FlatStringMap<std::uint32_t>>()),
       sequences_(std::make_unique<detail::FlatStringMap<std::span<const std::uint32_t>>>()) {}
 PackedSubtrees::PackedSubtrees(PackedSubtrees&&) noexcept = default;
 PackedSubtrees& PackedSubtrees::operator=(PackedSubtrees&&) noexcept = default;
-PackedSubtrees::~PackedSubtrees() = default;
+// The thread ends before the members it uses go.
+PackedSubtrees::~PackedSubtrees() {
+    worker_.stop();
+}
+
+void PackedSubtrees::wait() const {
+    if (!worker_.w) return;
+    worker_.stop();
+    worker_.w->rethrow();
+}
+
+void PackedSubtrees::reserve(std::size_t n) {
+    if (worker_.w) worker_.w->drain();
+    packs_.reserve(n);
+    placeholders_.reserve(n);
+}
+
+void PackedSubtrees::use_symbols(const SymbolTable& table) {
+    for (std::size_t i = 0; i < symbol_pools_.size(); ++i) {
+        if (symbol_pools_[i].first == table.uid()) {
+            current_pool_ = i;
+            return;
+        }
+    }
+    // A few tables (those the trees of take_tree() rotate through); past that, the oldest goes.
+    constexpr std::size_t kTables = 8;
+    if (symbol_pools_.size() < kTables) {
+        symbol_pools_.emplace_back();
+        current_pool_ = symbol_pools_.size() - 1;
+    } else {
+        current_pool_ = (current_pool_ + 1) % kTables;
+    }
+    symbol_pools_[current_pool_].first = table.uid();
+    symbol_pools_[current_pool_].second.clear();
+}
+
+std::unique_ptr<Document> PackedSubtrees::take_tree() {
+    if (on_thread_ && (!worker_.w || !worker_.w->finished())) {
+        if (!worker_.w) worker_.w = std::make_unique<Worker>(*this);
+        return worker_.w->take_tree();
+    }
+    if (spare_trees_.empty()) return std::make_unique<Document>();
+    std::unique_ptr<Document> t = std::move(spare_trees_.back());
+    spare_trees_.pop_back();
+    return t;
+}
+
+ElementRef PackedSubtrees::add(Document& doc, std::unique_ptr<Document> tree) {
+    const ElementRef p = placeholder(doc, *tree);
+    if (worker_.w && !worker_.w->finished()) {
+        worker_.w->push(std::move(tree));
+    } else {
+        encode(*tree);
+        spare_trees_.push_back(std::move(tree));
+    }
+    return p;
+}
 
 std::uint32_t PackedSubtrees::intern(std::string_view s) {
     if (const std::uint32_t* id = pool_index_->find(s)) return *id;
@@ -516,6 +730,7 @@ std::uint32_t PackedSubtrees::intern(std::string_view s) {
 }
 
 std::size_t PackedSubtrees::memory() const {
+    wait();
     return slab_bytes_ + packs_.capacity() * sizeof(detail::Pack);
 }
 
@@ -599,6 +814,22 @@ std::span<const T> PackedSubtrees::store(const std::vector<T>& v) {
 }
 
 ElementRef PackedSubtrees::add(Document& doc, const Document& tree) {
+    if (worker_.w) worker_.w->drain();  // the thread is done with the members encode() uses
+    const ElementRef p = placeholder(doc, tree);
+    encode(tree);
+    return p;
+}
+
+ElementRef PackedSubtrees::placeholder(Document& doc, const Document& tree) {
+    const Element* root = tree.get(tree.root);
+    const ElementRef placeholder =
+        doc.add_element(root ? root->type.str() : std::string_view("DmElement"),
+                        root ? std::string_view(root->name) : std::string_view());
+    placeholders_.emplace_back(placeholder.index, static_cast<std::uint32_t>(placeholders_.size()));
+    return placeholder;
+}
+
+void PackedSubtrees::encode(const Document& tree) {
     detail::Pack p;
     ByteWriter w;
     w.buffer() = std::move(scratch_);
@@ -647,16 +878,11 @@ ElementRef PackedSubtrees::add(Document& doc, const Document& tree) {
             std::string_view(reinterpret_cast<const char*>(p.strings.data()), key.size()),
             p.strings);
     }
-    const Element* root = tree.get(tree.root);
-    const ElementRef placeholder =
-        doc.add_element(root ? root->type.str() : std::string_view("DmElement"),
-                        root ? std::string_view(root->name) : std::string_view());
-    placeholders_.emplace_back(placeholder.index, static_cast<std::uint32_t>(packs_.size()));
     packs_.push_back(std::move(p));
-    return placeholder;
 }
 
 std::vector<std::int32_t> PackedSubtrees::pack_of(const Document& doc) const {
+    wait();
     std::vector<std::int32_t> out(doc.size(), -1);
     for (const auto& [e, p] : placeholders_) {
         if (static_cast<std::size_t>(e) < out.size())
@@ -666,6 +892,7 @@ std::vector<std::int32_t> PackedSubtrees::pack_of(const Document& doc) const {
 }
 
 Result<Bytes> write(const Document& doc, const PackedSubtrees& packed) {
+    packed.wait();
     if (!doc.header.is_binary() || doc.container.gzip) {
         return Diagnostic::error("dmx.unsupported",
                                  "a document with packed subtrees is written as plain binary")
@@ -678,6 +905,7 @@ Result<Bytes> write(const Document& doc, const PackedSubtrees& packed) {
 }
 
 Result<void> write_to(const Document& doc, const PackedSubtrees& packed, ByteSink& out) {
+    packed.wait();
     if (!doc.header.is_binary() || doc.container.gzip) {
         return Diagnostic::error("dmx.unsupported",
                                  "a document with packed subtrees is written as plain binary")

@@ -334,7 +334,8 @@ ElementRef MapBuilder::finish_node(dmx::Document& d, ElementRef parent, ElementR
         return n;
     }
     d.root = n;
-    const ElementRef placeholder = packs_->add(doc_, d);
+    // `d` is *tree_, handed over (to the packing thread, if the packs have one).
+    const ElementRef placeholder = packs_->add(doc_, std::move(tree_));
     attach(parent, placeholder);
     return placeholder;
 }
@@ -388,10 +389,10 @@ void MapBuilder::set_world_properties(
 
 void MapBuilder::pack_meshes(dmx::PackedSubtrees* packs) {
     packs_ = packs;
-    if (packs_ && !tree_) tree_ = std::make_unique<dmx::Document>();
 }
 
 dmx::Document& MapBuilder::packed_tree() {
+    if (!tree_) tree_ = packs_->take_tree();
     tree_->clear_elements();
     tree_->header = doc_.header;
     return *tree_;
@@ -509,6 +510,7 @@ void MapBuilder::select(ElementRef set, ElementRef node) {
 }
 
 dmx::Document MapBuilder::finish() {
+    if (packs_) packs_->wait();
     doc_[doc_.prefix].set("map_asset_references", materials_);
     return std::move(doc_);
 }

@@ -57,8 +57,10 @@ struct Built {
     PackedSubtrees packs;
 };
 
-// The same document whole (`packed` false) or with each subtree packed as it is made.
-Built build(bool packed) {
+// The same document whole (`packed` false) or with each subtree packed as it is made (by the
+// packing thread when `on_thread`, in trees from take_tree(); `move_at`: the packs are moved
+// to another PackedSubtrees before that subtree, the thread still busy).
+Built build(bool packed, bool on_thread = false, std::uint32_t move_at = 99) {
     Built out{binary9(), {}};
     Document& d = out.doc;
     std::uint32_t next_id = 1;
@@ -66,8 +68,19 @@ Built build(bool packed) {
     d[d.root].add("title", std::string("hello"));
     std::vector<ElementRef> kids;
     Document tree = binary9();
+    out.packs.pack_on_thread(on_thread);
     for (std::uint32_t k = 0; k < 4; ++k) {
-        if (packed) {
+        if (k == move_at) {
+            PackedSubtrees moved = std::move(out.packs);
+            out.packs = std::move(moved);
+        }
+        if (on_thread) {
+            std::unique_ptr<Document> t = out.packs.take_tree();
+            t->clear_elements();
+            t->header = d.header;
+            t->root = add_subtree(*t, k, next_id, k == 2);
+            kids.push_back(out.packs.add(d, std::move(t)));
+        } else if (packed) {
             tree.clear_elements();
             tree.header = d.header;
             tree.root = add_subtree(tree, k, next_id, k == 2);
@@ -109,6 +122,34 @@ TEST(PackedSubtrees, WriteTheBytesOfTheWholeDatamodel) {
     auto back = unpack(packed.doc, packed.packs);
     ASSERT_TRUE(back.ok()) << back.error().to_string();
     EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
+}
+
+TEST(PackedSubtrees, OnAThreadTheSameBytes) {
+    const Built whole = build(false);
+    auto a = write(whole.doc);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    for (std::uint32_t move_at : {99u, 1u, 3u}) {
+        const Built packed = build(true, true, move_at);
+        auto b = write(packed.doc, packed.packs);
+        ASSERT_TRUE(b.ok()) << b.error().to_string();
+        EXPECT_TRUE(*a == *b) << move_at;
+        EXPECT_EQ(packed.packs.size(), 4u);
+        auto back = unpack(packed.doc, packed.packs);
+        ASSERT_TRUE(back.ok()) << back.error().to_string();
+        EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
+    }
+    // A subtree that cannot be packed is the error writing returns, as without the thread.
+    Built b = build(true, true);
+    std::unique_ptr<Document> t = b.packs.take_tree();
+    t->clear_elements();
+    t->header = b.doc.header;
+    t->root = t->add_element("Sub", "", guid(950));
+    (*t)[t->root].add("bad", std::string("a\0b", 3));
+    const ElementRef placeholder = b.packs.add(b.doc, std::move(t));
+    b.doc[b.doc.root].add("extra", placeholder);
+    auto w = write(b.doc, b.packs);
+    ASSERT_FALSE(w.ok());
+    EXPECT_EQ(w.error().code, "dmx.string-not-representable");
 }
 
 // Trees made in documents of their own: each table numbers its symbols from 0, so the same

@@ -250,7 +250,8 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
     const HammerNames hammer;
     ASSERT_FALSE(hammer.attrs.empty());
     std::set<std::string> classes_written;
-    std::size_t names_ok = 0, reread_bin = 0, reread_kv2 = 0, spent_same = 0, packed_same = 0;
+    std::size_t names_ok = 0, reread_bin = 0, reread_kv2 = 0, spent_same = 0, packed_same = 0,
+                threaded_same = 0;
     std::size_t rt_maps = 0, rt_brushes = 0, rt_matched = 0, rt_planes = 0, rt_planes_ok = 0,
                 rt_materials_ok = 0;
     for (const auto& path : files) {
@@ -295,26 +296,28 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
             EXPECT_TRUE(spent.entities.empty() && spent.world.brushes.empty()) << name;
             spent_same += *from_spent == *bytes;
             // What the CLI does: the typed map and the scene given up in turn, each mesh and
-            // leaf entity packed as it is made, the document written with the packs.
-            {
+            // leaf entity packed as it is made (by a second thread for a lone conversion; on
+            // the converting thread in a batch), the document written with the packs.
+            for (const bool on_thread : {false, true}) {
                 vmf::Map given = m;
                 Diagnostics d3;
                 scene::Scene from_given = convert::vmf_to_scene(std::move(given), d3);
                 // NOLINTNEXTLINE(bugprone-use-after-move): the conversion leaves it empty
                 EXPECT_TRUE(given.entities.empty() && given.world.solids.empty()) << name;
                 dmx::PackedSubtrees packs;
+                packs.pack_on_thread(on_thread);
                 convert::SceneToVmapOptions po;
                 po.packed = &packs;
                 const dmx::Document skeleton =
                     convert::scene_to_vmap(std::move(from_given), d3, po);
                 auto packed = dmx::write(skeleton, packs);
                 ASSERT_TRUE(packed.ok()) << name << ": " << packed.error().to_string();
-                EXPECT_TRUE(*packed == *bytes) << name;
+                EXPECT_TRUE(*packed == *bytes) << name << (on_thread ? " (thread)" : "");
                 // Each placeholder stands for its subtree's elements.
                 std::size_t elements = skeleton.size() - packs.size();
                 for (std::size_t i = 0; i < packs.size(); ++i) elements += packs.pack(i).elements;
                 EXPECT_EQ(elements, out.size()) << name;
-                packed_same += *packed == *bytes;
+                (on_thread ? threaded_same : packed_same) += *packed == *bytes;
             }
             if (blob_size < (1u << 20)) {
                 dmx::Document text = out.clone();
@@ -444,10 +447,11 @@ TEST(VmapConvertCorpus, VmfToVmapMatchesTheBrushes) {
     std::printf(
         "[vmf->vmap] written class/attribute names all in Hammer-saved vmaps: %zu/%zu "
         "maps (%zu classes: %s); re-read: binary 9 %zu, keyvalues2 4 %zu; from a spent scene: "
-        "same bytes %zu/%zu; spent map and scene, packed: same bytes %zu/%zu\n",
+        "same bytes %zu/%zu; spent map and scene, packed: same bytes %zu/%zu, packed on a "
+        "second thread: %zu/%zu\n",
         names_ok, f.files, classes_written.size(),
         fmt::format("{}", fmt::join(classes_written, " ")).c_str(), reread_bin, reread_kv2,
-        spent_same, reread_bin, packed_same, reread_bin);
+        spent_same, reread_bin, packed_same, reread_bin, threaded_same, reread_bin);
 }
 
 // A displacement's vertex grid in a VMF, with what identifies it.

@@ -97,6 +97,9 @@ struct ConvertOptions {
     bool meshes_ok = true;
     // Free memory is handed back to the system as the conversion goes (ConvertJob).
     bool give_back_memory = true;
+    // Threads the conversion may use (ConvertJob::threads): 0, one per core; 1, its own only
+    // (a batch runs a job per core).
+    unsigned threads = 0;
     // Hands over the input document when the caller gives it up (a whole-file job): a
     // conversion through a neutral form takes it once the input is no longer read, or gives it
     // to NeutralSteps::to_spent, so that the input and the output are not both held. Steps that

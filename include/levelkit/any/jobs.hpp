@@ -27,7 +27,9 @@ struct ConvertJob {
     // The output format; null: from the output's extension.
     const FormatHandler* output_format = nullptr;
     bool in_place = false;  // allow the output to replace the input
-    unsigned threads = 0;   // threads the reader may use (ReadOptions::threads)
+    // Threads the job may use: 0, one per core (the reader's ReadOptions::threads, a VMAP's
+    // packing thread); 1, its own only.
+    unsigned threads = 0;
     // Memory freed as the job goes is handed back to the system (a lone job: lower peak), not
     // kept for the next job on the thread (false: a batch, which would fault it back in).
     bool give_back_memory = true;

@@ -61,17 +61,32 @@ public:
     // writing returns.
     ElementRef add(Document& doc, const Document& tree);
 
-    std::size_t size() const { return packs_.size(); }
+    // Packing on a thread of its own (off by default): add(doc, take_tree()...) then hands the
+    // tree over and returns once the placeholder is made, so that the caller builds the next
+    // subtree while this one is encoded. Subtrees are encoded one at a time in the order they
+    // were added, so the bytes are the same as without the thread. The caller's documents are
+    // never touched by that thread; the trees it is given are, until they come back from
+    // take_tree().
+    void pack_on_thread(bool on) { on_thread_ = on; }
+    // An empty document to build the next subtree in (one the thread is done with, when there
+    // is one: trees keep their symbols from one subtree to the next). Waits when every tree is
+    // still being encoded.
+    std::unique_ptr<Document> take_tree();
+    // As add(doc, tree), taking the tree (from take_tree()); it comes back through take_tree().
+    ElementRef add(Document& doc, std::unique_ptr<Document> tree);
+    // Waits until every subtree added is encoded (done by the writers below; needed before
+    // pack(), error(), memory() or pack_of()). A failure of the packing thread (out of memory)
+    // is thrown here.
+    void wait() const;
+
+    std::size_t size() const { return placeholders_.size(); }
     // Whether heap memory freed while packing and writing (by the caller: a converted input)
     // is handed back to the system (the default: lower peak), or kept for what the thread
     // does next (a batch of conversions).
     void give_back_memory(bool on) { give_back_ = on; }
     bool gives_back_memory() const { return give_back_; }
     // Room for `n` subtrees.
-    void reserve(std::size_t n) {
-        packs_.reserve(n);
-        placeholders_.reserve(n);
-    }
+    void reserve(std::size_t n);
     // Bytes held by the encoded subtrees.
     std::size_t memory() const;
 
@@ -86,14 +101,11 @@ public:
     // document share them), the pool id of one of its symbols (by id, cached; `text` is its
     // text), and whether a pool id is seen for the first time in the tree `stamp` (from
     // next_stamp()).
-    void use_symbols(const SymbolTable& table) {
-        if (table.uid() == symbols_uid_) return;
-        symbols_uid_ = table.uid();
-        symbol_pool_.clear();
-    }
+    void use_symbols(const SymbolTable& table);
     std::uint32_t symbol(std::uint32_t symbol_id, std::string_view text) {
-        if (symbol_id >= symbol_pool_.size()) symbol_pool_.resize(symbol_id + 1, kNone);
-        std::uint32_t& id = symbol_pool_[symbol_id];
+        std::vector<std::uint32_t>& cache = symbol_pools_[current_pool_].second;
+        if (symbol_id >= cache.size()) cache.resize(symbol_id + 1, kNone);
+        std::uint32_t& id = cache[symbol_id];
         if (id == kNone) id = intern(text);
         return id;
     }
@@ -106,6 +118,26 @@ public:
     }
 
 private:
+    // The packing thread (pack_on_thread). First of the members: moving a PackedSubtrees first
+    // waits for the thread of the one moved from, before its other members move.
+    class Worker;
+    struct WorkerHandle {
+        std::unique_ptr<Worker> w;
+        WorkerHandle() = default;
+        WorkerHandle(WorkerHandle&& o) noexcept;
+        WorkerHandle& operator=(WorkerHandle&& o) noexcept;
+        ~WorkerHandle();
+        // Encodes what is queued and ends the thread; its failure, if any, stays for wait().
+        void stop() const noexcept;
+    };
+    WorkerHandle worker_;
+    // Encodes `tree` as the next pack (on the packing thread when there is one).
+    void encode(const Document& tree);
+    // The placeholder of `tree` added to `doc`, for the next pack.
+    ElementRef placeholder(Document& doc, const Document& tree);
+    bool on_thread_ = false;
+    std::vector<std::unique_ptr<Document>> spare_trees_;  // without a thread
+
     std::vector<detail::Pack> packs_;
     std::vector<std::pair<std::int32_t, std::uint32_t>> placeholders_;  // element, pack
     std::deque<std::string> pool_;
@@ -114,8 +146,12 @@ private:
     std::unique_ptr<detail::FlatStringMap<std::span<const std::uint32_t>>> sequences_;
     std::optional<Diagnostic> error_;
     static constexpr std::uint32_t kNone = UINT32_MAX;
-    std::vector<std::uint32_t> symbol_pool_, stamps_;
-    std::uint64_t symbols_uid_ = 0;  // the table symbol_pool_ is for (uids start at 1)
+    std::vector<std::uint32_t> stamps_;
+    // Pool ids of symbols, cached for the last few symbol tables (trees made in turn), by the
+    // table's uid; current_pool_ indexes the one in use.
+    std::vector<std::pair<std::uint64_t, std::vector<std::uint32_t>>> symbol_pools_{
+        {0, std::vector<std::uint32_t>{}}};
+    std::size_t current_pool_ = 0;
     std::uint32_t stamp_now_ = 0;
     bool give_back_ = true;
     // Packed bytes are stored in slabs of kSlabSize bytes (or one of their own when larger), mapped

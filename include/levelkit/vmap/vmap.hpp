@@ -217,7 +217,9 @@ private:
     std::vector<std::string> materials_;  // map_asset_references, first use first
     std::unordered_set<std::string> material_set_;
     dmx::PackedSubtrees* packs_ = nullptr;
-    std::unique_ptr<dmx::Document> tree_;  // reused for each packed node (keeps its symbols)
+    // The tree the next packed node is made in (from packs_->take_tree(); handed back to the
+    // packs with the node).
+    std::unique_ptr<dmx::Document> tree_;
 };
 
 }  // namespace lk::vmap
