@@ -522,7 +522,9 @@ public:
 
     std::unique_ptr<Document> take_tree() {
         std::unique_lock lock(m_);
-        if (spare_.empty() && trees_ < kTrees) {
+        // A new tree while there are fewer than kTrees, or when none is queued or being encoded
+        // (a caller holding them all would otherwise wait for ever).
+        if (spare_.empty() && (trees_ < kTrees || (queue_.empty() && !busy_))) {
             ++trees_;
             return std::make_unique<Document>();
         }

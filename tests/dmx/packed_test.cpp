@@ -2,6 +2,9 @@
 // of the whole datamodel written at once.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include "levelkit/dmx/io.hpp"
 #include "levelkit/dmx/packed.hpp"
 
@@ -137,6 +140,14 @@ TEST(PackedSubtrees, OnAThreadTheSameBytes) {
         auto back = unpack(packed.doc, packed.packs);
         ASSERT_TRUE(back.ok()) << back.error().to_string();
         EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
+    }
+    // Trees taken and not yet handed back are new ones, never a wait for the thread.
+    {
+        PackedSubtrees packs;
+        packs.pack_on_thread(true);
+        std::vector<std::unique_ptr<Document>> held;
+        for (int i = 0; i < 20; ++i) held.push_back(packs.take_tree());
+        EXPECT_EQ(held.size(), 20u);
     }
     // A subtree that cannot be packed is the error writing returns, as without the thread.
     Built b = build(true, true);
