@@ -196,6 +196,20 @@ Result<void> AtomicFile::fail(std::string code, std::string_view what, int err) 
 
 Result<void> AtomicFile::write(ByteSpan data) {
     if (fd_ < 0) return io_error("io.write", path_, "write (the file is closed)", EBADF);
+#if defined(__linux__)
+    // A large output written in pieces: once more follows, the disk is asked to start on each
+    // whole MiB written so far, so that it works while the rest is made and commit()'s fsync
+    // waits for the last piece only (a 9 MB VMAP: fsync 1 ms instead of 6-7). Asked before a
+    // write, not after it, so that a file written at once and committed goes straight to fsync.
+    // Errors are fsync's to report.
+    constexpr std::uint64_t kStep = std::uint64_t{1} << 20;
+    if (written_ - started_ >= kStep) {
+        const std::uint64_t upto = written_ / kStep * kStep;
+        (void)::sync_file_range(fd_, static_cast<off_t>(started_),
+                                static_cast<off_t>(upto - started_), SYNC_FILE_RANGE_WRITE);
+        started_ = upto;
+    }
+#endif
     const std::byte* p = data.data();
     std::size_t left = data.size();
     while (left > 0) {
@@ -208,19 +222,6 @@ Result<void> AtomicFile::write(ByteSpan data) {
         left -= static_cast<std::size_t>(n);
     }
     written_ += data.size();
-#if defined(__linux__)
-    // A large output written in pieces: the disk starts on each MiB as it is written, so that
-    // it works while the rest is made and commit()'s fsync waits for the last piece only (a
-    // 9 MB VMAP: fsync 1 ms instead of 6-7, the whole conversion 0.95x). Errors are fsync's to
-    // report.
-    constexpr std::uint64_t kStep = std::uint64_t{1} << 20;
-    if (written_ - started_ >= kStep) {
-        const std::uint64_t upto = written_ / kStep * kStep;
-        (void)::sync_file_range(fd_, static_cast<off_t>(started_),
-                                static_cast<off_t>(upto - started_), SYNC_FILE_RANGE_WRITE);
-        started_ = upto;
-    }
-#endif
     return success();
 }
 
