@@ -589,6 +589,9 @@ private:
                 __builtin_ia32_pause();
 #endif
             }
+            // Where the builder waits for this processor (another process busy on the other
+            // core, a virtual machine's processor taken by its host), it gets it.
+            std::this_thread::yield();
             if (std::chrono::steady_clock::now() > until) return;
         }
     }
