@@ -528,11 +528,7 @@ public:
             ++trees_;
             return std::make_unique<Document>();
         }
-        while (spare_.empty()) {
-            caller_sleeps_ = true;
-            done_.wait(lock);
-            caller_sleeps_ = false;
-        }
+        caller_waits(lock, [&] { return !spare_.empty(); });
         std::unique_ptr<Document> t = std::move(spare_.back());
         spare_.pop_back();
         return t;
@@ -550,11 +546,7 @@ public:
     // Until the queue is encoded (the thread stays).
     void drain() {
         std::unique_lock lock(m_);
-        while (!queue_.empty() || busy_) {
-            caller_sleeps_ = true;
-            done_.wait(lock);
-            caller_sleeps_ = false;
-        }
+        caller_waits(lock, [&] { return queue_.empty() && !busy_; });
     }
     // Encodes the queue and ends the thread.
     void finish() noexcept {
@@ -567,15 +559,22 @@ public:
         wake_.notify_one();
         if (thread_.joinable()) thread_.join();
     }
-    bool finished() const {
-        const std::lock_guard lock(m_);
-        return stop_;
-    }
+    // Only the caller ends the thread, so it reads its own write here: no lock.
+    bool finished() const { return stopping_.load(std::memory_order_relaxed); }
     void rethrow() const {
         if (failure_) std::rethrow_exception(failure_);
     }
 
 private:
+    // The caller sleeps until `ready` (under the lock), woken by the thread only if it sleeps.
+    template <class Ready>
+    void caller_waits(std::unique_lock<std::mutex>& lock, Ready ready) {
+        while (!ready()) {
+            caller_sleeps_ = true;
+            done_.wait(lock);
+            caller_sleeps_ = false;
+        }
+    }
     // Until there is a tree to encode or the thread is to end, or kSpin has passed.
     void spin() const {
         const auto until = std::chrono::steady_clock::now() + kSpin;
@@ -639,7 +638,7 @@ private:
     std::vector<std::unique_ptr<Document>> spare_;
     std::size_t trees_ = 0;  // made so far
     bool busy_ = false, stop_ = false, worker_sleeps_ = false, caller_sleeps_ = false;
-    // What the thread looks at while it spins, without the lock.
+    // What the thread looks at while it spins, and finished(), without the lock.
     std::atomic<std::size_t> queued_{0};
     std::atomic<bool> stopping_{false};
     std::exception_ptr failure_;  // written by the thread only, read after it ends
