@@ -171,11 +171,10 @@ bool second_core_free() {
     if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return false;
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-        double l1 = 0, l5 = 0, l15 = 0;
-        long running = 0;
-        const int got = std::fscanf(f, "%lf %lf %lf %ld/", &l1, &l5, &l15, &running);
+        long running = 0;  // after the three load averages: "running/total"
+        const int got = std::fscanf(f, "%*f %*f %*f %ld/", &running);
         std::fclose(f);
-        if (got == 4 && online > 0 && running >= online) return false;
+        if (got == 1 && online > 0 && running >= online) return false;
     }
     return true;
 #else
