@@ -773,7 +773,7 @@ Result<Bytes> Bsp::write() const {
         }
     }
     // Header.
-    std::memcpy(w.buffer().data(), magic_.data(), 4);
+    std::memcpy(w.at(0), magic_.data(), 4);
     w.patch<std::int32_t>(4, version_);
     std::size_t at = 8;
     if (layout_ == HeaderLayout::contagion) {

@@ -263,7 +263,7 @@ Result<Bytes> encode(const Bsp& bsp, const StaticProps& sp) {
     const std::size_t start = w.size();
     w.zeros(size * sp.props.size());
     for (std::size_t i = 0; i < sp.props.size(); ++i) {
-        RecordWriter rw(w.buffer().data() + start + i * size, bsp.endian());
+        RecordWriter rw(w.at(start + i * size), bsp.endian());
         io_prop(rw, sp.props[i], sp.layout);
         if (!rw.ok()) {
             return props_error(
@@ -379,7 +379,7 @@ Result<Bytes> encode(const Bsp& bsp, const DetailProps& dp) {
         const std::size_t start = w.size();
         w.zeros(size * items.size());
         for (std::size_t i = 0; i < items.size(); ++i) {
-            RecordWriter rw(w.buffer().data() + start + i * size, bsp.endian());
+            RecordWriter rw(w.at(start + i * size), bsp.endian());
             io(rw, items[i]);
         }
     };

@@ -1,5 +1,7 @@
 #include "levelkit/core/bytes.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace lk {
@@ -103,17 +105,28 @@ void ByteReader::fail_at(std::size_t pos, std::string code, std::string message)
 
 void ByteWriter::align(std::size_t alignment, std::byte fill) {
     if (alignment <= 1) return;
-    const std::size_t rem = buf_.size() % alignment;
-    if (rem) buf_.resize(buf_.size() + (alignment - rem), fill);
+    const std::size_t rem = size() % alignment;
+    if (!rem) return;
+    const std::size_t n = alignment - rem;
+    std::memset(room(n), static_cast<int>(fill), n);
+    len_ += n;
+}
+
+void ByteWriter::grow(std::size_t n) {
+    // Geometric growth, into the capacity reserve() made before the vector reallocates.
+    const std::size_t need = len_ + n;
+    std::size_t want = std::max({need, buf_.size() * 2, std::size_t{256}});
+    if (need <= buf_.capacity()) want = std::min(want, buf_.capacity());
+    buf_.resize(want);
 }
 
 void ByteWriter::hand_over() {
-    if (!sink_error_ && !buf_.empty()) {
-        auto r = sink_->write(buf_);
+    if (!sink_error_ && len_ != 0) {
+        auto r = sink_->write(ByteSpan(buf_.data(), len_));
         if (!r) sink_error_ = std::move(r).error();
     }
-    drained_ += buf_.size();
-    buf_.clear();
+    drained_ += len_;
+    len_ = 0;
 }
 
 Result<void> ByteWriter::finish() {

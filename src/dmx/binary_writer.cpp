@@ -90,7 +90,9 @@ private:
         w_.cstring(s);
     }
 
-    Result<void> put_attribute(ElementRef owner, const Attribute& a, bool prefix);
+    // False with error_ set when the attribute cannot be written (most documents write hundreds
+    // of thousands: a Result per attribute costs more than the attribute).
+    bool put_attribute(ElementRef owner, const Attribute& a, bool prefix);
     bool put_ref(ElementRef r);
     void put_index_entry(ElementRef r);
     Result<void> put_attributes(ElementRef r);
@@ -105,6 +107,7 @@ private:
     FlatStringMap<std::int32_t> string_index_;
     std::vector<std::int32_t> symbol_index_;
     std::optional<Diagnostic> nul_error_;
+    std::optional<Diagnostic> error_;  // put_attribute's
     // Writing with packed subtrees: the pack each element stands for (-1: none) and the table
     // index of each pooled string.
     const PackedSubtrees* packed_ = nullptr;
@@ -140,9 +143,9 @@ bool BinaryWriter::put_ref(ElementRef r) {
     return true;
 }
 
+// An array's items (its count is written before).
 template <class T>
-void put_pod_array(ByteWriter& w, const std::vector<T>& v) {
-    w.i32(static_cast<std::int32_t>(v.size()));
+void put_pod_items(ByteWriter& w, const std::vector<T>& v) {
     if constexpr (std::endian::native == std::endian::little) {
         w.bytes(ByteSpan(reinterpret_cast<const std::byte*>(v.data()), v.size() * sizeof(T)));
     } else {
@@ -152,14 +155,15 @@ void put_pod_array(ByteWriter& w, const std::vector<T>& v) {
     }
 }
 
-Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, bool prefix) {
+bool BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, bool prefix) {
     const Type t = a.value.type();
     const auto id = id_from_type(ver_, t);
     if (!id) {
-        return fail(
-            "dmx.type-not-representable",
-            fmt::format("type {} cannot be stored in binary version {}", type_name(t), ver_.v),
-            attr_path(owner, a));
+        error_ =
+            fail("dmx.type-not-representable",
+                 fmt::format("type {} cannot be stored in binary version {}", type_name(t), ver_.v),
+                 attr_path(owner, a));
+        return false;
     }
     auto where = [&] { return attr_path(owner, a); };
     if (prefix || !ver_.has_table()) {
@@ -168,10 +172,16 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
         put_symbol(a.name);
     }
     w_.u8(*id);
-    if (a.value.array_size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        return fail("dmx.too-large", "array has more than 2^31 items", attr_path(owner, a));
-    }
-    bool ok = true;
+    bool ok = true, too_large = false;
+    // An array's item count, or false when it does not fit the file's int32.
+    auto count = [&](std::size_t n) {
+        if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+            too_large = true;
+            return false;
+        }
+        w_.i32(static_cast<std::int32_t>(n));
+        return true;
+    };
     a.value.visit([&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, ElementRef>) {
@@ -203,22 +213,23 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
         } else if constexpr (std::is_same_v<T, std::uint8_t>) {
             w_.u8(x);
         } else if constexpr (std::is_same_v<T, std::vector<ElementRef>>) {
-            w_.i32(static_cast<std::int32_t>(x.size()));
+            if (!count(x.size())) return;
             for (ElementRef r : x) ok = ok && put_ref(r);
         } else if constexpr (std::is_same_v<T, std::vector<bool>>) {
-            w_.i32(static_cast<std::int32_t>(x.size()));
+            if (!count(x.size())) return;
             for (bool b : x) w_.u8(b ? 1 : 0);
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-            w_.i32(static_cast<std::int32_t>(x.size()));
+            if (!count(x.size())) return;
             for (const std::string& s : x) cstring(s, where);
         } else if constexpr (std::is_same_v<T, std::vector<Binary>>) {
-            w_.i32(static_cast<std::int32_t>(x.size()));
+            if (!count(x.size())) return;
             for (const Binary& b : x) {
                 w_.i32(static_cast<std::int32_t>(b.size()));
                 w_.bytes(b);
             }
         } else if constexpr (requires { typename T::value_type; }) {
-            put_pod_array(w_, x);
+            if (!count(x.size())) return;
+            put_pod_items(w_, x);
         } else {
             // Fixed-size scalars made of floats (vectors, angles, quaternions, matrices) and GUIDs.
             static_assert(std::is_trivially_copyable_v<T>);
@@ -227,12 +238,17 @@ Result<void> BinaryWriter::put_attribute(ElementRef owner, const Attribute& a, b
             w_.bytes(ByteSpan(reinterpret_cast<const std::byte*>(&copy), sizeof(T)));
         }
     });
-    if (!ok) {
-        return fail("dmx.unwritable-reference",
-                    "references an element that is neither in the element index nor external",
-                    attr_path(owner, a));
+    if (too_large) {
+        error_ = fail("dmx.too-large", "array has more than 2^31 items", attr_path(owner, a));
+        return false;
     }
-    return success();
+    if (!ok) {
+        error_ = fail("dmx.unwritable-reference",
+                      "references an element that is neither in the element index nor external",
+                      attr_path(owner, a));
+        return false;
+    }
+    return true;
 }
 
 void BinaryWriter::put_index_entry(ElementRef r) {
@@ -256,7 +272,9 @@ void BinaryWriter::put_index_entry(ElementRef r) {
 Result<void> BinaryWriter::put_attributes(ElementRef r) {
     const Element& e = doc_[r];
     w_.i32(static_cast<std::int32_t>(e.attributes.size()));
-    for (const Attribute& a : e.attributes) LK_TRY(put_attribute(r, a, false));
+    for (const Attribute& a : e.attributes) {
+        if (!put_attribute(r, a, false)) return std::move(*error_);
+    }
     return success();
 }
 
@@ -422,7 +440,8 @@ Result<void> BinaryWriter::run() {
             const auto n = c == 0 && p ? p->attributes.size() : 0;
             w_.i32(static_cast<std::int32_t>(n));
             for (std::size_t k = 0; k < n; ++k) {
-                LK_TRY(put_attribute(ElementRef::null(), p->attributes[k], true));
+                if (!put_attribute(ElementRef::null(), p->attributes[k], true))
+                    return std::move(*error_);
             }
         }
     } else if (const Element* p = doc_.get(doc_.prefix); p && !p->attributes.empty()) {
@@ -799,7 +818,7 @@ PackedSubtrees::Slab::~Slab() {
 #endif
 
 template <class T>
-std::span<const T> PackedSubtrees::store(const std::vector<T>& v) {
+std::span<const T> PackedSubtrees::store(std::span<const T> v) {
     const std::size_t n = v.size() * sizeof(T);
     slab_used_ = (slab_used_ + alignof(T) - 1) & ~(alignof(T) - 1);
     if (slabs_.empty() || slab_used_ + n > slab_size_) {
@@ -836,8 +855,7 @@ ElementRef PackedSubtrees::placeholder(Document& doc, const Document& tree) {
 void PackedSubtrees::encode(const Document& tree) {
     detail::Pack p;
     ByteWriter w;
-    w.buffer() = std::move(scratch_);
-    w.buffer().clear();
+    w.reuse(std::move(scratch_));
     scratch_relocs_.clear();
     {
         detail::BinaryWriter bw(tree, w);
@@ -846,38 +864,40 @@ void PackedSubtrees::encode(const Document& tree) {
     }
     // Exactly sized copies: the scratch buffers keep their room for the next subtree.
     scratch_ = w.take();
-    p.bytes = store(scratch_);
-    // Relocations as steps (see Pack), one byte each for nearly all.
+    p.bytes = store(std::span<const std::byte>(scratch_));
+    // Relocations as steps (see Pack), one byte each for nearly all: a step is under 2^33, at
+    // most five bytes, so the buffer is sized once and written without checks.
     std::vector<std::uint8_t>& steps = scratch_steps_;
-    steps.clear();
+    if (steps.size() < 5 * scratch_relocs_.size()) steps.resize(5 * scratch_relocs_.size());
+    std::uint8_t* out = steps.data();
     const std::size_t split = p.attribute_relocs;
     std::size_t prev = 0;
     for (std::size_t k = 0; k < scratch_relocs_.size(); ++k) {
-        const std::size_t section = k < split ? 0 : p.attributes_at;
         if (k == split) {
-            p.attribute_relocs = static_cast<std::uint32_t>(steps.size());
-            prev = section;
+            p.attribute_relocs = static_cast<std::uint32_t>(out - steps.data());
+            prev = p.attributes_at;
         }
-        const std::uint64_t element = scratch_relocs_[k] & detail::Pack::kElementReloc ? 1 : 0;
-        const std::size_t at = scratch_relocs_[k] & ~detail::Pack::kElementReloc;
+        const std::uint32_t r = scratch_relocs_[k];
+        const std::uint64_t element = r & detail::Pack::kElementReloc ? 1 : 0;
+        const std::size_t at = r & ~detail::Pack::kElementReloc;
         std::uint64_t step = std::uint64_t{at - prev} << 1 | element;
         while (step >= 0x80) {
-            steps.push_back(static_cast<std::uint8_t>(step | 0x80));
+            *out++ = static_cast<std::uint8_t>(step | 0x80);
             step >>= 7;
         }
-        steps.push_back(static_cast<std::uint8_t>(step));
+        *out++ = static_cast<std::uint8_t>(step);
         prev = at;
     }
-    if (split >= scratch_relocs_.size())
-        p.attribute_relocs = static_cast<std::uint32_t>(steps.size());
-    p.relocs = store(steps);
+    const auto used = static_cast<std::size_t>(out - steps.data());
+    if (split >= scratch_relocs_.size()) p.attribute_relocs = static_cast<std::uint32_t>(used);
+    p.relocs = store(std::span<const std::uint8_t>(steps.data(), used));
     // Subtrees of one kind mostly gather the same strings (a mesh's names): stored once.
     const std::string_view key(reinterpret_cast<const char*>(scratch_strings_.data()),
                                scratch_strings_.size() * sizeof(std::uint32_t));
     if (const auto* same = sequences_->find(key)) {
         p.strings = *same;
     } else {
-        p.strings = store(scratch_strings_);
+        p.strings = store(std::span<const std::uint32_t>(scratch_strings_));
         sequences_->try_emplace(
             std::string_view(reinterpret_cast<const char*>(p.strings.data()), key.size()),
             p.strings);

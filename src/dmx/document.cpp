@@ -14,7 +14,7 @@ std::uint64_t SymbolTable::next_uid() {
 Symbol SymbolTable::intern(std::string_view s) {
     // The address's bits mixed (literals sit a few bytes apart), the top ones taken.
     const auto h = reinterpret_cast<std::uintptr_t>(s.data()) * 0x9E3779B97F4A7C15ull;
-    CacheSlot& slot = cache_[static_cast<std::size_t>(h >> 56) % kCacheSlots];
+    CacheSlot& slot = cache_[static_cast<std::size_t>(h >> 54) % kCacheSlots];
     if (slot.data == s.data() && slot.entry && std::string_view(slot.entry->text) == s) {
         return Symbol(slot.entry);
     }
@@ -59,10 +59,7 @@ Attribute& Element::set(std::string_view attr, Value v) {
             return a;
         }
     }
-    Attribute& a = attributes.emplace_back();
-    a.name = name;
-    a.value = std::move(v);
-    return a;
+    return attributes.emplace_back(Attribute{name, std::move(v)});
 }
 
 Attribute& Element::add(std::string_view attr, Value v) {

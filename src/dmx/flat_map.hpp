@@ -6,7 +6,7 @@
 
 #include <bit>
 #include <cstdint>
-#include <functional>
+#include <cstring>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -54,8 +54,28 @@ private:
         std::string_view key;
         V value{};
     };
+    // Keys are mostly short (attribute names, materials, element names), looked up hundreds of
+    // thousands of times a document: a word at a time, inline, with a final mix so that the
+    // low bits (the slot) depend on every byte. Only lookups use it: no output depends on it.
     static std::uint64_t hash(std::string_view key) {
-        const auto h = static_cast<std::uint64_t>(std::hash<std::string_view>{}(key));
+        const char* p = key.data();
+        std::size_t n = key.size();
+        std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+        for (; n >= 8; p += 8, n -= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p, 8);
+            h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 29;
+        }
+        if (n) {
+            std::uint64_t w = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+            h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        }
+        h ^= h >> 32;
+        h *= 0x94D049BB133111EBull;
+        h ^= h >> 29;
         return h ? h : 1;
     }
     void rehash(std::size_t n) {

@@ -157,17 +157,21 @@ public:
     Endian endian() const { return endian_; }
     void set_endian(Endian e) { endian_ = e; }
     // Bytes written so far, handed over to a sink or not.
-    std::size_t size() const { return drained_ + buf_.size(); }
-    void reserve(std::size_t n) { buf_.reserve(n); }
+    std::size_t size() const { return drained_ + len_; }
+    void reserve(std::size_t n) {
+        if (n > buf_.capacity()) buf_.reserve(n);
+    }
 
     template <class T>
     void put(T v) {
         static_assert(std::is_arithmetic_v<T>);
-        const std::size_t at = buf_.size();
-        buf_.resize(at + sizeof(T));
-        store<T>(buf_.data() + at, v, endian_);
+        store<T>(room(sizeof(T)), v, endian_);
+        len_ += sizeof(T);
     }
-    void u8(std::uint8_t v) { buf_.push_back(std::byte{v}); }
+    void u8(std::uint8_t v) {
+        *room(1) = std::byte{v};
+        ++len_;
+    }
     void i8(std::int8_t v) { put(v); }
     void u16(std::uint16_t v) { put(v); }
     void i16(std::int16_t v) { put(v); }
@@ -177,13 +181,23 @@ public:
     void i64(std::int64_t v) { put(v); }
     void f32(float v) { put(v); }
     void f64(double v) { put(v); }
-    void bytes(ByteSpan b) { buf_.insert(buf_.end(), b.begin(), b.end()); }
+    void bytes(ByteSpan b) {
+        if (b.empty()) return;
+        std::memcpy(room(b.size()), b.data(), b.size());
+        len_ += b.size();
+    }
     void text(std::string_view s) { bytes(as_bytes(s)); }
     void cstring(std::string_view s) {
-        text(s);
-        u8(0);
+        std::byte* p = room(s.size() + 1);
+        if (!s.empty()) std::memcpy(p, s.data(), s.size());
+        p[s.size()] = std::byte{0};
+        len_ += s.size() + 1;
     }
-    void zeros(std::size_t n) { buf_.resize(buf_.size() + n, std::byte{0}); }
+    void zeros(std::size_t n) {
+        if (n == 0) return;
+        std::memset(room(n), 0, n);
+        len_ += n;
+    }
     // Pads with `fill` until size() is a multiple of `alignment` (a power of two or any n > 0).
     void align(std::size_t alignment, std::byte fill = std::byte{0});
 
@@ -192,6 +206,8 @@ public:
     void patch(std::size_t at, T v) {
         store<T>(buf_.data() + (at - drained_), v, endian_);
     }
+    // The byte at offset `at` of the whole output, for writing in place (not yet handed over).
+    std::byte* at(std::size_t offset) { return buf_.data() + (offset - drained_); }
 
     // Draining: from here on, drain() hands the buffer to `sink` once it holds `chunk` bytes or
     // more, and finish() hands over the rest. Writers that drain call drain() between records
@@ -200,23 +216,44 @@ public:
     void drain_to(ByteSink& sink, std::size_t chunk) {
         sink_ = &sink;
         chunk_ = chunk;
-        buf_.reserve(chunk + chunk / 4);
+        reserve(chunk + chunk / 4);
     }
     bool draining() const { return sink_ != nullptr; }
     void drain() {
-        if (sink_ && buf_.size() >= chunk_) hand_over();
+        if (sink_ && len_ >= chunk_) hand_over();
     }
     Result<void> finish();
 
     // The buffered bytes (all of them unless draining).
-    const Bytes& buffer() const { return buf_; }
-    Bytes& buffer() { return buf_; }
-    Bytes take() { return std::move(buf_); }
+    const Bytes& buffer() const {
+        buf_.resize(len_);
+        return buf_;
+    }
+    Bytes take() {
+        buf_.resize(len_);
+        len_ = 0;
+        return std::move(buf_);
+    }
+    // Starts over with nothing written, in `storage`'s memory (a buffer taken before: its
+    // bytes are room to write, not zeroed again).
+    void reuse(Bytes&& storage) {
+        buf_ = std::move(storage);
+        len_ = drained_ = 0;
+    }
 
 private:
+    // Room for n more bytes at the end: buf_ holds len_ bytes written, then room already made
+    // (its size is where writing may go without growing; std::vector's resize would zero a
+    // few bytes at a time out of line).
+    std::byte* room(std::size_t n) {
+        if (buf_.size() - len_ < n) grow(n);
+        return buf_.data() + len_;
+    }
+    void grow(std::size_t n);
     void hand_over();
 
-    Bytes buf_;
+    mutable Bytes buf_;  // buffer() trims it to the bytes written
+    std::size_t len_ = 0;
     Endian endian_;
     ByteSink* sink_ = nullptr;
     std::size_t chunk_ = 0;

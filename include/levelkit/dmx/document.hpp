@@ -82,7 +82,7 @@ private:
         const char* data = nullptr;
         const detail::SymbolEntry* entry = nullptr;
     };
-    static constexpr std::size_t kCacheSlots = 256;
+    static constexpr std::size_t kCacheSlots = 1024;
     std::array<CacheSlot, kCacheSlots> cache_{};
 };
 

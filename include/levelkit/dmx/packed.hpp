@@ -162,7 +162,7 @@ public:
 
 private:
     template <class T>
-    std::span<const T> store(const std::vector<T>& v);
+    std::span<const T> store(std::span<const T> v);
     struct Slab {
         std::byte* data = nullptr;
         std::size_t size = 0;
