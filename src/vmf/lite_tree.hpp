@@ -17,6 +17,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "levelkit/core/bytes.hpp"
@@ -34,6 +35,7 @@ struct LiteRec {
     std::uint32_t next = kv::kNone;
     std::uint32_t at = 0;  // offset of the node's first token (the key's opening quote)
     bool block = false;
+    bool taken = false;  // read from the text by parse's on_open: no children here
 };
 
 class LiteTree;
@@ -49,6 +51,8 @@ public:
     explicit operator bool() const { return valid(); }
     bool is_block() const;  // the root counts as a block, as in kv::Node
     bool is_value() const { return !is_block(); }
+    // A block its reader read from the text as it opened (LiteTree::parse's on_open).
+    bool taken() const;
     std::string_view key() const;
     std::string_view value() const;
     std::size_t offset() const;
@@ -84,8 +88,22 @@ public:
     // Called as each block closes with the block and the ids of its open ancestors (root
     // first); true drops the block's subtree, as kv::Document::BlockClosed does. False: the
     // text needs kv::Document::parse (warnings, errors, 2 GiB or more...).
+    //
+    // on_open(key, at, ancestors, p, end) is called as each block opens (p just past its '{';
+    // ancestors as for on_close, without the block): true means the caller read the block's
+    // body and its closing '}' from the text itself and left p past them; the block is then a
+    // childless `taken()` node, and on_close is not called for it. The caller must only take a
+    // block whose body this parser would read without giving up, and must read it as it would
+    // read the nodes the parser would make.
+    template <class OnClose, class OnOpen>
+    bool parse(std::string_view open_block, bool close_at_end, OnClose&& on_close,
+               OnOpen&& on_open);
     template <class OnClose>
-    bool parse(std::string_view open_block, bool close_at_end, OnClose&& on_close);
+    bool parse(std::string_view open_block, bool close_at_end, OnClose&& on_close) {
+        return parse(open_block, close_at_end, std::forward<OnClose>(on_close),
+                     [](std::string_view, std::uint32_t, std::span<const kv::NodeId>, const char*&,
+                        const char*) { return false; });
+    }
 
     LiteNode root() const { return {this, 0}; }
     std::string_view text() const { return text_; }
@@ -127,6 +145,9 @@ private:
 
 inline bool LiteNode::is_block() const {
     return id_ == 0 || t_->nodes_[id_].block;
+}
+inline bool LiteNode::taken() const {
+    return t_->nodes_[id_].taken;
 }
 inline std::string_view LiteNode::key() const {
     const LiteRec& r = t_->nodes_[id_];
@@ -283,8 +304,9 @@ inline bool LiteTree::token(const char*& p, const char* end, const char*& text,
     return len <= lite::kMaxValueLen;
 }
 
-template <class OnClose>
-bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& on_close) {
+template <class OnClose, class OnOpen>
+bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& on_close,
+                     OnOpen&& on_open) {
     // Offsets are 32-bit, and the full parser refuses such a text with kv.too-large.
     if (text_.size() >= 0x7FFFFFF0u) return false;
     nodes_.clear();
@@ -335,6 +357,12 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         if (*p == '{') {
             ++p;
             rec.block = true;
+            if (on_open(std::string_view(rec.key, rec.key_len), rec.at,
+                        std::span<const kv::NodeId>(ids_.data(), open_), p, end)) {
+                rec.taken = true;
+                append(rec);
+                continue;
+            }
             const std::uint32_t id = append(rec);
             stack_[open_] = Open{id};
             ids_[open_++] = id;

@@ -212,7 +212,16 @@ public:
         }
     }
 
+    // LiteTree::parse's on_open: a `side` block of a solid that stream_block will read (directly
+    // in a top-level entity or in the map's world) is read from the text as the parser meets
+    // it, when it holds only the keys of a side and a `vertices_plus` block, each once, in the
+    // layout Hammer writes and with values that read without a diagnostic; read_solid then
+    // takes the sides in order. Anything else is left to the tree (false, p unchanged).
+    bool take_block(std::string_view key, std::uint32_t at, std::span<const kv::NodeId> ancestors,
+                    const char*& p, const char* end);
+
 private:
+    bool take_side(const char*& p, const char* end, std::size_t depth, std::uint32_t at);
     void top_level(const Node& top);
     // How far past a value's end its bytes may be read (NumberCursor): the tree's text.
     const char* limit(std::string_view v) const { return readable_end(*tree_, v); }
@@ -231,28 +240,40 @@ private:
         field_error(n, path.str(n.key()),
                     fmt::format("{} '{}' is not {}", n.key(), printable(n.value()), what));
     }
+    enum class IntRead { ok, out_of_range, bad };
+    // An integer field's value: an integer, or a float with an integer value ("16.000000", as
+    // some tools write integers).
     template <class Int>
-    bool read_int(const Node& n, Int& out, const Path& path) {
-        if (auto v = parse_int(trim(n.value()))) {
+    IntRead int_value(std::string_view v, Int& out) const {
+        if (auto i = parse_int(trim(v))) {
             // A value the field's type cannot hold is refused, not wrapped ("power"
             // "4294967299" would pass as 3): the key is then kept as text.
-            if (!std::in_range<Int>(*v)) {
+            if (!std::in_range<Int>(*i)) return IntRead::out_of_range;
+            out = static_cast<Int>(*i);
+            return IntRead::ok;
+        }
+        // Range first: casting an out-of-range double to an integer is undefined behaviour.
+        constexpr int kBits = std::numeric_limits<Int>::digits;
+        const double hi = std::ldexp(1.0, kBits), lo = std::is_signed_v<Int> ? -hi : 0.0;
+        if (auto d = detail::parse_number(v, limit(v));
+            d && *d >= lo && *d < hi && *d == static_cast<double>(static_cast<Int>(*d))) {
+            out = static_cast<Int>(*d);
+            return IntRead::ok;
+        }
+        return IntRead::bad;
+    }
+    template <class Int>
+    bool read_int(const Node& n, Int& out, const Path& path) {
+        switch (int_value(n.value(), out)) {
+            case IntRead::ok:
+                return true;
+            case IntRead::out_of_range:
                 bad_value(n, path,
                           fmt::format("an integer from {} to {}", std::numeric_limits<Int>::min(),
                                       std::numeric_limits<Int>::max()));
                 return false;
-            }
-            out = static_cast<Int>(*v);
-            return true;
-        }
-        // Some tools write integers as floats ("16.000000").
-        // Range first: casting an out-of-range double to an integer is undefined behaviour.
-        constexpr int kBits = std::numeric_limits<Int>::digits;
-        const double hi = std::ldexp(1.0, kBits), lo = std::is_signed_v<Int> ? -hi : 0.0;
-        if (auto d = detail::parse_number(n.value(), limit(n.value()));
-            d && *d >= lo && *d < hi && *d == static_cast<double>(static_cast<Int>(*d))) {
-            out = static_cast<Int>(*d);
-            return true;
+            case IntRead::bad:
+                break;
         }
         bad_value(n, path, "an integer");
         return false;
@@ -345,7 +366,12 @@ private:
         }
         return e;
     }
-    bool read_uvaxis(const Node& n, UVAxis& a, const Path& path);
+    bool read_uvaxis(const Node& n, UVAxis& a, const Path& path) {
+        if (parse_axis(n.value(), a)) return true;
+        bad_value(n, path, "an axis \"[x y z shift] scale\"");
+        return false;
+    }
+    bool parse_axis(std::string_view v, UVAxis& a);
     void read_disp(const Node& n, Side& side, const Path& path);
     bool read_rows(const Node& n, int rows, int per_row, std::vector<double>& out,
                    const Path& path);
@@ -364,13 +390,14 @@ private:
     std::uint32_t offset_base_;
     Map map_;
     std::vector<Solid> pending_solids_;  // streaming: solids of the entity still open
+    std::vector<Side> taken_sides_;      // the open solid's sides take_block read
+    std::vector<Vec3> taken_points_;     // a taken side's vertices_plus as they are read
     std::size_t worlds_ = 0;
     kv::NodeId last_value_ = kv::kNone;  // the last top-level key/value read
 };
 
 template <class Tree, class Node>
-bool TypedReader<Tree, Node>::read_uvaxis(const Node& n, UVAxis& a, const Path& path) {
-    const std::string_view v = n.value();
+bool TypedReader<Tree, Node>::parse_axis(std::string_view v, UVAxis& a) {
     AxisMemo::Slot* slot = axes_.slot_for(v);
     if (slot && AxisMemo::holds(*slot, v)) {
         a = slot->value;
@@ -384,7 +411,6 @@ bool TypedReader<Tree, Node>::read_uvaxis(const Node& n, UVAxis& a, const Path& 
         if (slot) AxisMemo::keep(*slot, v) = out;
         return true;
     }
-    bad_value(n, path, "an axis \"[x y z shift] scale\"");
     return false;
 }
 
@@ -692,9 +718,16 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
     s.origin = origin_of(n);
     s.hidden = hidden;
     bool have_id = false;
-    std::size_t side_index = 0;
+    std::size_t side_index = 0, taken = 0;
     s.sides.reserve(n.child_count());
     for (Node c : n) {
+        if constexpr (std::is_same_v<Node, LiteNode>) {
+            if (c.taken()) {
+                s.sides.push_back(std::move(taken_sides_.at(taken++)));
+                ++side_index;
+                continue;
+            }
+        }
         if (c.is_block()) {
             if (is<"side">(c)) {
                 read_side(c, Path{&path, "side", static_cast<std::int64_t>(side_index++)},
@@ -710,6 +743,142 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
             add_kv(s.extra_keys, c);
         }
     }
+    if constexpr (std::is_same_v<Node, LiteNode>) taken_sides_.clear();
+}
+
+template <class Tree, class Node>
+bool TypedReader<Tree, Node>::take_block(std::string_view key, std::uint32_t at,
+                                         std::span<const kv::NodeId> ancestors, const char*& p,
+                                         const char* end) {
+    // As stream_block decides which solids read_solid reads as they close.
+    if (ancestors.size() != 3 || !iequals_lower<"side">(key) ||
+        !iequals_lower<"solid">(tree_->node(ancestors[2]).key())) {
+        return false;
+    }
+    const std::string_view owner = tree_->node(ancestors[1]).key();
+    if (!(iequals_lower<"world">(owner) && !map_.has_world) && !iequals_lower<"entity">(owner))
+        return false;
+    return take_side(p, end, ancestors.size(), at);
+}
+
+// A quoted token `"..."` at p (p[0] is '"') as the light tokenizer reads it: false if it would
+// give up (no closing quote, a CR inside, too long). p is left past the closing quote.
+inline bool quoted_token(const char*& p, const char* end, std::string_view& text) {
+    const char* close = find_quote_or_cr(p + 1, end);
+    if (close >= end || *close != '"' || close - p - 1 > detail::lite::kMaxValueLen) return false;
+    text = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
+    p = close + 1;
+    return true;
+}
+
+// A `"key" "value"` line of a taken block: the key's token at p, one space, the value's token,
+// then the line's end (so that the tokenizer's `"a" + "b"` test cannot apply).
+inline bool taken_line(const char*& p, const char* end, std::string_view& key,
+                       std::string_view& value) {
+    if (!quoted_token(p, end, key)) return false;
+    if (end - p < 2 || p[0] != ' ' || p[1] != '"') return false;
+    ++p;
+    if (!quoted_token(p, end, value)) return false;
+    return p < end && (*p == '\n' || *p == '\r');
+}
+
+template <class Tree, class Node>
+bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std::size_t depth,
+                                        std::uint32_t at) {
+    using detail::lite::skip_gap;
+    Side& s = taken_sides_.emplace_back();
+    s.origin = {kv::kNone, offset_base_ + at};
+    const char* p = p_io;
+    auto decline = [&] {
+        taken_sides_.pop_back();
+        return false;
+    };
+    for (;;) {
+        p = skip_gap(p, end, depth);
+        if (p >= end) return decline();
+        if (*p == '}') break;
+        if (*p != '"') {
+            // A bare key: only `vertices_plus {`, once, with its "v" "x y z" lines.
+            const char* b = p;
+            while (p < end && !detail::lite::ends_bare(*p)) ++p;
+            if (!iequals_lower<"vertices_plus">(std::string_view(b, p - b)) ||
+                s.has(Side::kVerticesPlus))
+                return decline();
+            p = skip_gap(p, end, depth);
+            if (p >= end || *p != '{') return decline();
+            ++p;
+            taken_points_.clear();
+            for (;;) {
+                p = skip_gap(p, end, depth + 1);
+                if (p >= end) return decline();
+                if (*p == '}') break;
+                std::string_view k, v;
+                Vec3 point;
+                if (*p != '"' || !taken_line(p, end, k, v) || !iequals_lower<"v">(k) ||
+                    !detail::parse_vec3(v, point, end))
+                    return decline();
+                taken_points_.push_back(point);
+            }
+            ++p;
+            s.vertices_plus.assign(taken_points_.begin(), taken_points_.end());
+            s.present |= Side::kVerticesPlus;
+            continue;
+        }
+        std::string_view k, v;
+        if (!taken_line(p, end, k, v)) return decline();
+        // As read_side reads them, where that gives no diagnostic and keeps nothing as text.
+        switch (side_key(k)) {
+            case SideKey::id:
+                if (s.has(Side::kId) || int_value(v, s.id) != IntRead::ok) return decline();
+                s.present |= Side::kId;
+                break;
+            case SideKey::plane:
+                if (s.has(Side::kPlane) || !detail::parse_plane_points(v, s.plane_points, end))
+                    return decline();
+                s.present |= Side::kPlane;
+                break;
+            case SideKey::material:
+                if (s.has(Side::kMaterial)) return decline();
+                s.material.assign(v);
+                s.present |= Side::kMaterial;
+                break;
+            case SideKey::uaxis:
+                if (s.has(Side::kUAxis) || !parse_axis(v, s.uaxis)) return decline();
+                s.present |= Side::kUAxis;
+                break;
+            case SideKey::vaxis:
+                if (s.has(Side::kVAxis) || !parse_axis(v, s.vaxis)) return decline();
+                s.present |= Side::kVAxis;
+                break;
+            case SideKey::rotation: {
+                auto d = detail::parse_number(v, end);
+                if (s.has(Side::kRotation) || !d) return decline();
+                s.rotation = *d;
+                s.present |= Side::kRotation;
+                break;
+            }
+            case SideKey::lightmapscale: {
+                auto d = detail::parse_number(v, end);
+                if (s.has(Side::kLightmapScale) || !d) return decline();
+                s.lightmapscale = *d;
+                s.present |= Side::kLightmapScale;
+                break;
+            }
+            case SideKey::smoothing_groups: {
+                std::int64_t g = 0;
+                if (s.has(Side::kSmoothingGroups) || int_value(v, g) != IntRead::ok ||
+                    g < INT32_MIN || g > UINT32_MAX)
+                    return decline();
+                s.smoothing_groups = static_cast<std::uint32_t>(g);
+                s.present |= Side::kSmoothingGroups;
+                break;
+            }
+            case SideKey::other:
+                return decline();
+        }
+    }
+    p_io = p + 1;
+    return true;
 }
 
 template <class Tree, class Node>
@@ -1003,12 +1172,15 @@ bool read_piece_lite(const Blob& source, std::uint32_t base, bool starts_in_worl
     LiteTree tree(source.text());
     TypedReader<LiteTree, LiteNode> reader(tree, out.diags, true, base);
     bool last_top_is_world = false;
-    const bool parsed =
-        tree.parse(starts_in_world ? std::string_view("world") : std::string_view(), ends_in_world,
-                   [&](LiteNode block, std::span<const kv::NodeId> ancestors) {
-                       if (ancestors.size() == 1) last_top_is_world = is<"world">(block);
-                       return reader.stream_block(block, ancestors);
-                   });
+    const bool parsed = tree.parse(
+        starts_in_world ? std::string_view("world") : std::string_view(), ends_in_world,
+        [&](LiteNode block, std::span<const kv::NodeId> ancestors) {
+            if (ancestors.size() == 1) last_top_is_world = is<"world">(block);
+            return reader.stream_block(block, ancestors);
+        },
+        [&](std::string_view key, std::uint32_t at, std::span<const kv::NodeId> ancestors,
+            const char*& p,
+            const char* end) { return reader.take_block(key, at, ancestors, p, end); });
     if (!parsed) {
         out.diags = Diagnostics{};
         return false;

@@ -661,6 +661,154 @@ TEST(Vmf, LightTokenizerEqualsFullParser) {
     for (const auto& [label, text] : texts) expect_same_readers(text, label);
 }
 
+// read_map's light path reads the sides of a streamed solid straight from the text (no tree
+// nodes) when they hold only a side's keys and a Hammer++ `vertices_plus` block, each once, in
+// Hammer's layout, with values that read cleanly; everything else is left to the tree. Each
+// text below changes one side; both readers must agree on all of them.
+TEST(Vmf, SidesReadFromTheTextEqualTheFullParser) {
+    const std::string lines[] = {
+        "\"id\" \"5\"",
+        "\"plane\" \"(-64 -64 0) (64 -64 0) (64 64 0)\"",
+        "\"material\" \"TOOLS/TOOLSNODRAW\"",
+        "\"uaxis\" \"[1 0 0 0] 0.25\"",
+        "\"vaxis\" \"[0 -1 0 0] 0.25\"",
+        "\"rotation\" \"0\"",
+        "\"lightmapscale\" \"16\"",
+        "\"smoothing_groups\" \"0\"",
+    };
+    const std::string vertices =
+        "vertices_plus\n\t\t\t{\n\t\t\t\t\"v\" \"-64 -64 0\"\n\t\t\t\t\"v\" \"64 -64 0\"\n"
+        "\t\t\t\t\"v\" \"64 64 0\"\n\t\t\t}";
+    // A side from its lines (each indented by three tabs) in a solid of the world.
+    auto side = [](const std::vector<std::string>& body) {
+        std::string s = "\t\tside\n\t\t{\n";
+        for (const std::string& l : body) s += "\t\t\t" + l + "\n";
+        return s + "\t\t}\n";
+    };
+    auto map = [](const std::string& sides, std::string_view owner = "world") {
+        return std::string(owner) + "\n{\n\t\"id\" \"1\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n" +
+               sides + "\t\teditor\n\t\t{\n\t\t\t\"color\" \"0 180 233\"\n\t\t}\n\t}\n}\n";
+    };
+    std::vector<std::string> canonical(std::begin(lines), std::end(lines));
+    auto with = [&](std::size_t i, const std::string& line) {
+        std::vector<std::string> b = canonical;
+        b[i] = line;
+        return b;
+    };
+    auto plus = [&](const std::string& line) {
+        std::vector<std::string> b = canonical;
+        b.push_back(line);
+        return b;
+    };
+    std::vector<std::pair<std::string, std::string>> texts = {
+        {"canonical", map(side(canonical) + side(canonical))},
+        {"empty side", map(side({}) + side(canonical))},
+        {"only a material", map(side({lines[2]}))},
+        {"keys in another order", map(side({lines[7], lines[2], lines[0], lines[4], lines[3],
+                                            lines[1], lines[6], lines[5]}))},
+        {"uppercase keys",
+         map(side(with(0, "\"ID\" \"5\"")) + side(with(2, "\"Material\" \"x\"")))},
+        {"unknown key", map(side(plus("\"foo\" \"1\"")))},
+        {"empty key", map(side(plus("\"\" \"1\"")))},
+        {"repeated id", map(side(plus("\"id\" \"6\"")))},
+        {"repeated plane", map(side(plus(lines[1])))},
+        {"repeated material", map(side(plus("\"material\" \"OTHER\"")))},
+        {"repeated axes", map(side(plus(lines[3])) + side(plus(lines[4])))},
+        {"repeated scalars",
+         map(side(plus(lines[5])) + side(plus(lines[6])) + side(plus(lines[7])))},
+        {"bad id", map(side(with(0, "\"id\" \"five\"")))},
+        {"float id", map(side(with(0, "\"id\" \"16.000000\"")))},
+        {"fractional id", map(side(with(0, "\"id\" \"1.5\"")))},
+        {"huge id", map(side(with(0, "\"id\" \"99999999999999999999\"")))},
+        {"spaced id", map(side(with(0, "\"id\" \" 5 \"")))},
+        {"bad plane", map(side(with(1, "\"plane\" \"(0 0 0) (0 0 0)\"")))},
+        {"bad plane after good sides",  // the diagnostic's path counts the sides before it
+         map(side(canonical) + side(canonical) + side(with(1, "\"plane\" \"(0 0 0)\"")) +
+             side(canonical))},
+        {"non-finite plane", map(side(with(1, "\"plane\" \"(nan 0 0) (0 1 0) (1 0 0)\"")))},
+        {"long plane numbers",
+         map(side(with(1, "\"plane\" \"(-0.123456789 1e3 7.) (0 1 0) (12345678 0 -0)\"")))},
+        {"bad uaxis", map(side(with(3, "\"uaxis\" \"[1 0 0] 0.25\"")))},
+        {"bad vaxis", map(side(with(4, "\"vaxis\" \"[0 -1 0 0 0.25\"")))},
+        {"bad rotation", map(side(with(5, "\"rotation\" \"-inf\"")))},
+        {"empty lightmapscale", map(side(with(6, "\"lightmapscale\" \"\"")))},
+        {"float smoothing groups", map(side(with(7, "\"smoothing_groups\" \"2.0\"")))},
+        {"negative smoothing groups", map(side(with(7, "\"smoothing_groups\" \"-1\"")))},
+        {"smoothing groups past 32 bits",
+         map(side(with(7, "\"smoothing_groups\" \"4294967296\"")) +
+             side(with(7, "\"smoothing_groups\" \"-2147483649\"")))},
+        {"empty material", map(side(with(2, "\"material\" \"\"")))},
+        {"material of 1023 bytes",
+         map(side(with(2, "\"material\" \"" + std::string(1023, 'm') + "\"")))},
+        {"material of 1024 bytes",
+         map(side(with(2, "\"material\" \"" + std::string(1024, 'm') + "\"")))},
+        {"plane of 1024 bytes",
+         map(side(with(1, "\"plane\" \"(0 0 0) (0 1 0) (1 0 0)" + std::string(1000, ' ') + "\"")))},
+        {"cr in a value", map(side(with(2, "\"material\" \"A\rB\"")))},
+        {"lf in a value", map(side(with(2, "\"material\" \"A\nB\"")))},
+        {"trailing space", map(side(with(0, "\"id\" \"5\" ")))},
+        {"trailing tab", map(side(with(0, "\"id\" \"5\"\t")))},
+        {"two pairs on a line", map(side(with(0, "\"id\" \"5\" \"rotation\" \"0\"")))},
+        {"tab between key and value", map(side(with(0, "\"id\"\t\"5\"")))},
+        {"two spaces between key and value", map(side(with(0, "\"id\"  \"5\"")))},
+        {"bare key", map(side(with(0, "id \"5\"")))},
+        {"bare value", map(side(with(0, "\"id\" 5")))},
+        {"concatenated value", map(side(with(2, "\"material\" \"A\" + \"B\"")))},
+        {"concatenated key", map(side(with(2, "\"mate\" + \"rial\" \"A\"")))},
+        {"comment lines", map(side(plus("// c")) + side(with(0, "// c\n\t\t\t" + lines[0])))},
+        {"comment after a value", map(side(with(0, lines[0] + " // c")))},
+        {"nul in a gap", map(side(with(0, lines[0] + std::string(1, '\0'))))},
+        {"block in a side", map(side(plus("extra\n\t\t\t{\n\t\t\t}")))},
+        {"dispinfo", map(side(plus("dispinfo\n\t\t\t{\n\t\t\t\t\"power\" \"2\"\n\t\t\t}")))},
+        {"anonymous block in a side", map(side(plus("{\n\t\t\t}")))},
+        {"key without a value", map(side(plus("\"id\"")))},
+        {"vertices", map(side(with(2, vertices)) + side(plus(vertices)))},
+        {"empty vertices", map(side(plus("vertices_plus\n\t\t\t{\n\t\t\t}")))},
+        {"vertices twice", map(side(plus(vertices + "\n\t\t\t" + vertices)))},
+        {"vertices in capitals",
+         map(side(plus("VERTICES_PLUS\n\t\t\t{\n\t\t\t\t\"V\" \"0 0 0\"\n\t\t\t}")))},
+        {"quoted vertices key",
+         map(side(plus("\"vertices_plus\"\n\t\t\t{\n\t\t\t\t\"v\" \"0 0 0\"\n\t\t\t}")))},
+        {"bad vertex", map(side(plus("vertices_plus\n\t\t\t{\n\t\t\t\t\"v\" \"0 0\"\n\t\t\t}")))},
+        {"bracketed vertex",
+         map(side(plus("vertices_plus\n\t\t\t{\n\t\t\t\t\"v\" \"[0 0 0]\"\n\t\t\t}")))},
+        {"other key in vertices",
+         map(side(plus("vertices_plus\n\t\t\t{\n\t\t\t\t\"w\" \"0 0 0\"\n\t\t\t}")))},
+        {"block in vertices",
+         map(side(plus("vertices_plus\n\t\t\t{\n\t\t\t\tv\n\t\t\t\t{\n\t\t\t\t}\n\t\t\t}")))},
+        {"vertices as a value", map(side(plus("vertices_plus \"1\"")))},
+        {"vertices without a block", map(side(plus("vertices_plus\n\t\t\t}")))},
+        {"point data",
+         map(side(plus("point_data\n\t\t\t{\n\t\t\t\t\"numpts\" \"1\"\n\t\t\t\t\"point\" \"0 1 2 "
+                       "3\"\n\t\t\t}")))},
+        {"entity solid", map(side(canonical), "entity")},
+        {"unknown owner", map(side(canonical), "wrapper")},
+        {"second world", map(side(canonical)) + map(side(canonical))},
+        {"capital names",
+         "WORLD\n{\n\tSOLID\n\t{\n\t\tSIDE\n\t\t{\n\t\t\t" + lines[0] + "\n\t\t}\n\t}\n}\n"},
+        {"hidden solid",
+         "world\n{\n\thidden\n\t{\n\t\tsolid\n\t\t{\n\t\t\tside\n\t\t\t{\n\t\t\t\t" + lines[0] +
+             "\n\t\t\t}\n\t\t}\n\t}\n}\n"},
+        {"side of a side",
+         map("\t\tside\n\t\t{\n\t\t\tside\n\t\t\t{\n\t\t\t\t" + lines[0] + "\n\t\t\t}\n\t\t}\n")},
+        {"top-level side", "side\n{\n\t" + lines[0] + "\n}\n"},
+        {"side as a value", map("\t\t\"side\" \"1\"\n" + side(canonical))},
+    };
+    // The map's end inside a side, at every byte of its last side.
+    const std::string whole = map(side(canonical) + side(plus(vertices)));
+    for (std::size_t n = whole.size() - 120; n < whole.size(); ++n)
+        texts.emplace_back("cut at " + std::to_string(n), whole.substr(0, n));
+    for (const auto& [label, text] : texts) {
+        std::string crlf;
+        for (char c : text) {
+            if (c == '\n') crlf += '\r';
+            crlf += c;
+        }
+        expect_same_readers(text, label);
+        expect_same_readers(crlf, label + " (crlf)");
+    }
+}
+
 // The streaming reader (read_map, whole or in pieces) builds the model the lossless tree gives,
 // on texts where blocks that hold solids are not where a map has them. Found by fuzz_vmf: the
 // solids of a second `world` were dropped (and, read in pieces, joined to the first world), and
