@@ -1,7 +1,10 @@
 // Number-list parsing for VMF values ("(x y z) (x y z) (x y z)", "[x y z shift] scale", rows).
 #pragma once
 
+#include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -40,5 +43,121 @@ inline std::optional<double> parse_number(std::string_view s, const char* readab
     if (!c.number(v) || !c.at_end()) return std::nullopt;
     return v;
 }
+
+// Numbers as Hammer spells them, read without NumberCursor's generality: the light reader's fast
+// path for a side's values (TypedReader::take_side), which falls back to the functions above
+// whenever these decline. A plain number is an optional '-', one to seven digits, and optionally
+// a '.' and up to seven digits; its value is the one NumberCursor::number gives for the same
+// text. Each function below takes only an exact layout (one space between numbers, nothing
+// around them) and otherwise declines (false); it reads the 8 bytes after a number's sign and
+// after its '.', so it needs 17 readable bytes past the value's end (`limit`), else declines.
+namespace plain {
+inline constexpr std::size_t kSlack = 17;
+inline std::uint64_t load8(const char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;  // p[0] is the lowest byte (callers check the machine is little-endian)
+}
+inline constexpr bool kLittle = std::endian::native == std::endian::little;
+// How many of w's bytes are ASCII digits before the first that is not (8: all), as
+// NumberCursor::digit_run counts them.
+[[gnu::always_inline]] inline unsigned digit_count(std::uint64_t w) {
+    const std::uint64_t flags =
+        ((w - 0x3030303030303030u) | (w + 0x4646464646464646u)) & 0x8080808080808080u;
+    return flags ? static_cast<unsigned>(std::countr_zero(flags)) / 8 : 8;
+}
+// The value of w's first n (1..7) digits, as NumberCursor::digits_value makes it.
+[[gnu::always_inline]] inline std::uint64_t digits_of(std::uint64_t w, unsigned n) {
+    std::uint64_t v = (w - 0x3030303030303030u) << (8 * (8 - n));
+    v = v * 10 + (v >> 8);
+    v = (((v & 0x000000FF000000FFu) * (100 + (1000000ull << 32))) +
+         (((v >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32)))) >>
+        32;
+    return static_cast<std::uint32_t>(v);
+}
+// The plain number at p, or null; the end of its text otherwise (which may lie past the
+// value's end: the caller checks where it ends).
+[[gnu::always_inline]] inline const char* number(const char* p, double& out) {
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+    static constexpr std::uint64_t kPow10Int[] = {1,     10,     100,     1000,
+                                                  10000, 100000, 1000000, 10000000};
+    const bool neg = *p == '-';
+    p += neg;
+    const std::uint64_t w = load8(p);
+    const unsigned n = digit_count(w);
+    if (n - 1 >= 7) return nullptr;  // no digit, or eight or more
+    std::uint64_t m = digits_of(w, n);
+    p += n;
+    unsigned frac = 0;
+    if (*p == '.') {
+        const std::uint64_t f = load8(p + 1);
+        frac = digit_count(f);
+        if (frac >= 8) return nullptr;
+        if (frac) m = m * kPow10Int[frac] + digits_of(f, frac);
+        p += 1 + frac;
+    }
+    const double v = frac ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+    out = neg ? -v : v;
+    return p;
+}
+// "(x y z) (x y z) (x y z)" exactly; parse_plane_points' value.
+inline bool plane_points(std::string_view s, std::array<Vec3, 3>& out, const char* limit) {
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+    for (std::size_t i = 0; i < 3; ++i) {
+        // Here and after each separator p <= end, so that a number's reads stay in the slack.
+        if (*p != '(') return false;
+        ++p;
+        double* xyz[3] = {&out[i].x, &out[i].y, &out[i].z};
+        for (std::size_t k = 0; k < 3; ++k) {
+            p = number(p, *xyz[k]);
+            if (p == nullptr || p >= end || *p != (k < 2 ? ' ' : ')')) return false;
+            ++p;
+        }
+        if (i < 2) {
+            if (p >= end || *p != ' ') return false;
+            ++p;
+        }
+    }
+    return p == end;
+}
+// "x y z" exactly; parse_vec3's value.
+inline bool vec3(std::string_view s, Vec3& out, const char* limit) {
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+    double* xyz[3] = {&out.x, &out.y, &out.z};
+    for (std::size_t k = 0; k < 3; ++k) {
+        p = number(p, *xyz[k]);
+        if (p == nullptr) return false;
+        if (k < 2) {
+            if (p >= end || *p != ' ') return false;
+            ++p;
+        }
+    }
+    return p == end;
+}
+// One number exactly; parse_number's value.
+inline bool scalar(std::string_view s, double& out, const char* limit) {
+    const char* const end = s.data() + s.size();
+    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+    return number(s.data(), out) == end;
+}
+// An optional '-' and one to seven digits exactly; parse_int's value.
+inline bool integer(std::string_view s, std::int64_t& out, const char* limit) {
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+    const bool neg = *p == '-';
+    p += neg;
+    const std::uint64_t w = load8(p);
+    const unsigned n = digit_count(w);
+    if (n - 1 >= 7 || p + n != end) return false;
+    const auto v = static_cast<std::int64_t>(digits_of(w, n));
+    out = neg ? -v : v;
+    return true;
+}
+}  // namespace plain
 
 }  // namespace lk::vmf::detail

@@ -761,6 +761,16 @@ bool TypedReader<Tree, Node>::take_block(std::string_view key, std::uint32_t at,
     return take_side(p, end, ancestors.size(), at);
 }
 
+// A number field's value (parse_number's), in Hammer's spelling first.
+inline bool scalar(std::string_view v, double& out, const char* limit) {
+    if (detail::plain::scalar(v, out, limit)) return true;
+    if (auto d = detail::parse_number(v, limit)) {
+        out = *d;
+        return true;
+    }
+    return false;
+}
+
 // A quoted token `"..."` at p (p[0] is '"') as the light tokenizer reads it: false if it would
 // give up (no closing quote, a CR inside, too long). p is left past the closing quote.
 inline bool quoted_token(const char*& p, const char* end, std::string_view& text) {
@@ -815,7 +825,7 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
                 std::string_view k, v;
                 Vec3 point;
                 if (*p != '"' || !taken_line(p, end, k, v) || !iequals_lower<"v">(k) ||
-                    !detail::parse_vec3(v, point, end))
+                    (!detail::plain::vec3(v, point, end) && !detail::parse_vec3(v, point, end)))
                     return decline();
                 taken_points_.push_back(point);
             }
@@ -826,14 +836,18 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
         }
         std::string_view k, v;
         if (!taken_line(p, end, k, v)) return decline();
-        // As read_side reads them, where that gives no diagnostic and keeps nothing as text.
+        // As read_side reads them, where that gives no diagnostic and keeps nothing as text;
+        // numbers in Hammer's spelling take the plain readers first.
         switch (side_key(k)) {
             case SideKey::id:
-                if (s.has(Side::kId) || int_value(v, s.id) != IntRead::ok) return decline();
+                if (s.has(Side::kId) ||
+                    (!detail::plain::integer(v, s.id, end) && int_value(v, s.id) != IntRead::ok))
+                    return decline();
                 s.present |= Side::kId;
                 break;
             case SideKey::plane:
-                if (s.has(Side::kPlane) || !detail::parse_plane_points(v, s.plane_points, end))
+                if (s.has(Side::kPlane) || (!detail::plain::plane_points(v, s.plane_points, end) &&
+                                            !detail::parse_plane_points(v, s.plane_points, end)))
                     return decline();
                 s.present |= Side::kPlane;
                 break;
@@ -850,23 +864,19 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
                 if (s.has(Side::kVAxis) || !parse_axis(v, s.vaxis)) return decline();
                 s.present |= Side::kVAxis;
                 break;
-            case SideKey::rotation: {
-                auto d = detail::parse_number(v, end);
-                if (s.has(Side::kRotation) || !d) return decline();
-                s.rotation = *d;
+            case SideKey::rotation:
+                if (s.has(Side::kRotation) || !scalar(v, s.rotation, end)) return decline();
                 s.present |= Side::kRotation;
                 break;
-            }
-            case SideKey::lightmapscale: {
-                auto d = detail::parse_number(v, end);
-                if (s.has(Side::kLightmapScale) || !d) return decline();
-                s.lightmapscale = *d;
+            case SideKey::lightmapscale:
+                if (s.has(Side::kLightmapScale) || !scalar(v, s.lightmapscale, end))
+                    return decline();
                 s.present |= Side::kLightmapScale;
                 break;
-            }
             case SideKey::smoothing_groups: {
                 std::int64_t g = 0;
-                if (s.has(Side::kSmoothingGroups) || int_value(v, g) != IntRead::ok ||
+                if (s.has(Side::kSmoothingGroups) ||
+                    (!detail::plain::integer(v, g, end) && int_value(v, g) != IntRead::ok) ||
                     g < INT32_MIN || g > UINT32_MAX)
                     return decline();
                 s.smoothing_groups = static_cast<std::uint32_t>(g);

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -806,6 +807,68 @@ TEST(Vmf, SidesReadFromTheTextEqualTheFullParser) {
         }
         expect_same_readers(text, label);
         expect_same_readers(crlf, label + " (crlf)");
+    }
+}
+
+// The numbers of a side spelled at random: the light path reads Hammer's spelling (an optional
+// '-', up to seven digits, an optional fraction of up to seven) with readers of its own and
+// leaves every other spelling to the general ones; both readers must agree on every text, and
+// the light one must read exactly the general parser's values.
+TEST(Vmf, RandomSideNumbersReadAlikeOnBothPaths) {
+    std::mt19937 rng(20261130);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    auto digits = [&](std::size_t n) {
+        std::string d;
+        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + pick(10));
+        return d;
+    };
+    auto number = [&] {
+        static const char* kOdd[] = {"nan", "inf", "-",  ".",   "1e5", "2E-3", "0x1", "1.5.2",
+                                     "--1", "+5",  "-0", "-.5", ".5",  "5.",   "",    "1,5"};
+        if (pick(10) == 0) return std::string(kOdd[pick(std::size(kOdd))]);
+        std::string t = pick(3) == 0 ? "-" : "";
+        t += digits(pick(6) == 0 ? pick(18) : 1 + pick(8));
+        if (pick(2) == 0) t += "." + digits(pick(6) == 0 ? pick(18) : pick(9));
+        return t;
+    };
+    auto gap = [&] { return pick(12) == 0 ? std::string(pick(2) ? "  " : "\t") : " "; };
+    auto point = [&](char open, char close) {
+        std::string t;
+        if (open) t += open;
+        if (pick(20) == 0) t += gap();
+        t += number() + gap() + number() + gap() + number();
+        if (pick(20) == 0) t += gap();
+        if (close) t += close;
+        return t;
+    };
+    auto integer = [&] {
+        static const char* kOdd[] = {
+            "+5", "-0", "12345678", "99999999999999999999", "1.0", "-", " 7", "7 ", "0007", ""};
+        if (pick(5) == 0) return std::string(kOdd[pick(std::size(kOdd))]);
+        return (pick(4) == 0 ? "-" : "") + digits(1 + pick(9));
+    };
+    for (int round = 0; round < 400; ++round) {
+        std::string sides;
+        for (int n = 0; n < 4; ++n) {
+            std::string plane = point('(', ')') + gap() + point('(', ')') + gap() + point('(', ')');
+            if (pick(20) == 0) plane += " ";
+            sides += "\t\tside\n\t\t{\n\t\t\t\"id\" \"" + integer() + "\"\n\t\t\t\"plane\" \"" +
+                     plane + "\"\n";
+            if (pick(2) == 0) {
+                sides += "\t\t\tvertices_plus\n\t\t\t{\n";
+                for (int v = 0; v < 3; ++v)
+                    sides +=
+                        "\t\t\t\t\"v\" \"" + (pick(10) ? point(0, 0) : point('[', ']')) + "\"\n";
+                sides += "\t\t\t}\n";
+            }
+            sides += "\t\t\t\"material\" \"M\"\n\t\t\t\"rotation\" \"" + number() +
+                     "\"\n\t\t\t\"lightmapscale\" \"" + number() +
+                     "\"\n\t\t\t\"smoothing_groups\" \"" + integer() + "\"\n\t\t}\n";
+        }
+        const std::string text = "world\n{\n\tsolid\n\t{\n" + sides + "\t}\n}\n";
+        expect_same_readers(text, text);
+        // Near the end of the text (where the plain readers' slack runs out).
+        expect_same_readers(text.substr(0, text.size() - 7) + "}\n}\n}", text);
     }
 }
 
