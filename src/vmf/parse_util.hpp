@@ -48,17 +48,18 @@ inline std::optional<double> parse_number(std::string_view s, const char* readab
 // path for a side's values (TypedReader::take_side), which falls back to the functions above
 // whenever these decline. A plain number is an optional '-', one to seven digits, and optionally
 // a '.' and up to seven digits; its value is the one NumberCursor::number gives for the same
-// text. Each function below takes only an exact layout (one space between numbers, nothing
-// around them) and otherwise declines (false); it reads the 8 bytes after a number's sign and
-// after its '.', so it needs 17 readable bytes past the value's end (`limit`), else declines.
+// text. Each reader below takes one exact layout (one space between numbers) at p and gives
+// where it ends, or null; the caller checks what follows (the value's closing quote). They
+// read 8 bytes after a number's sign and after its '.', and never more than kReach bytes from
+// p, which the caller makes sure are there. Little-endian machines only (kLittle).
 namespace plain {
-inline constexpr std::size_t kSlack = 17;
+inline constexpr std::size_t kReach = 192;
+inline constexpr bool kLittle = std::endian::native == std::endian::little;
 inline std::uint64_t load8(const char* p) {
     std::uint64_t w;
     std::memcpy(&w, p, 8);
-    return w;  // p[0] is the lowest byte (callers check the machine is little-endian)
+    return w;  // p[0] is the lowest byte
 }
-inline constexpr bool kLittle = std::endian::native == std::endian::little;
 // How many of w's bytes are ASCII digits before the first that is not (8: all), as
 // NumberCursor::digit_run counts them.
 [[gnu::always_inline]] inline unsigned digit_count(std::uint64_t w) {
@@ -75,8 +76,7 @@ inline constexpr bool kLittle = std::endian::native == std::endian::little;
         32;
     return static_cast<std::uint32_t>(v);
 }
-// The plain number at p, or null; the end of its text otherwise (which may lie past the
-// value's end: the caller checks where it ends).
+// A plain number (at most 16 bytes; reads at most 17).
 [[gnu::always_inline]] inline const char* number(const char* p, double& out) {
     static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
     static constexpr std::uint64_t kPow10Int[] = {1,     10,     100,     1000,
@@ -100,63 +100,40 @@ inline constexpr bool kLittle = std::endian::native == std::endian::little;
     out = neg ? -v : v;
     return p;
 }
-// "(x y z) (x y z) (x y z)" exactly; parse_plane_points' value.
-inline bool plane_points(std::string_view s, std::array<Vec3, 3>& out, const char* limit) {
-    const char* p = s.data();
-    const char* const end = p + s.size();
-    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+// "(x y z) (x y z) (x y z)": parse_plane_points' value (at most 159 bytes).
+inline const char* plane_points(const char* p, std::array<Vec3, 3>& out) {
     for (std::size_t i = 0; i < 3; ++i) {
-        // Here and after each separator p <= end, so that a number's reads stay in the slack.
-        if (*p != '(') return false;
-        ++p;
+        if (*p != '(') return nullptr;
         double* xyz[3] = {&out[i].x, &out[i].y, &out[i].z};
+        ++p;
         for (std::size_t k = 0; k < 3; ++k) {
             p = number(p, *xyz[k]);
-            if (p == nullptr || p >= end || *p != (k < 2 ? ' ' : ')')) return false;
+            if (p == nullptr || *p != (k < 2 ? ' ' : ')')) return nullptr;
             ++p;
         }
-        if (i < 2) {
-            if (p >= end || *p != ' ') return false;
-            ++p;
-        }
+        if (i < 2 && *p++ != ' ') return nullptr;
     }
-    return p == end;
+    return p;
 }
-// "x y z" exactly; parse_vec3's value.
-inline bool vec3(std::string_view s, Vec3& out, const char* limit) {
-    const char* p = s.data();
-    const char* const end = p + s.size();
-    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+// "x y z": parse_vec3's value (at most 50 bytes).
+inline const char* vec3(const char* p, Vec3& out) {
     double* xyz[3] = {&out.x, &out.y, &out.z};
     for (std::size_t k = 0; k < 3; ++k) {
         p = number(p, *xyz[k]);
-        if (p == nullptr) return false;
-        if (k < 2) {
-            if (p >= end || *p != ' ') return false;
-            ++p;
-        }
+        if (p == nullptr || (k < 2 && *p++ != ' ')) return nullptr;
     }
-    return p == end;
+    return p;
 }
-// One number exactly; parse_number's value.
-inline bool scalar(std::string_view s, double& out, const char* limit) {
-    const char* const end = s.data() + s.size();
-    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
-    return number(s.data(), out) == end;
-}
-// An optional '-' and one to seven digits exactly; parse_int's value.
-inline bool integer(std::string_view s, std::int64_t& out, const char* limit) {
-    const char* p = s.data();
-    const char* const end = p + s.size();
-    if (!kLittle || limit < end || static_cast<std::size_t>(limit - end) < kSlack) return false;
+// An optional '-' and one to seven digits: parse_int's value (reads at most 9 bytes).
+[[gnu::always_inline]] inline const char* integer(const char* p, std::int64_t& out) {
     const bool neg = *p == '-';
     p += neg;
     const std::uint64_t w = load8(p);
     const unsigned n = digit_count(w);
-    if (n - 1 >= 7 || p + n != end) return false;
+    if (n - 1 >= 7) return nullptr;
     const auto v = static_cast<std::int64_t>(digits_of(w, n));
     out = neg ? -v : v;
-    return true;
+    return p + n;
 }
 }  // namespace plain
 

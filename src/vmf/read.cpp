@@ -221,7 +221,7 @@ public:
                     const char*& p, const char* end);
 
 private:
-    bool take_side(const char*& p, const char* end, std::size_t depth, std::uint32_t at);
+    bool take_side(const char*& p, const char* end, std::uint32_t at);
     void top_level(const Node& top);
     // How far past a value's end its bytes may be read (NumberCursor): the tree's text.
     const char* limit(std::string_view v) const { return readable_end(*tree_, v); }
@@ -758,17 +758,7 @@ bool TypedReader<Tree, Node>::take_block(std::string_view key, std::uint32_t at,
     const std::string_view owner = tree_->node(ancestors[1]).key();
     if (!(iequals_lower<"world">(owner) && !map_.has_world) && !iequals_lower<"entity">(owner))
         return false;
-    return take_side(p, end, ancestors.size(), at);
-}
-
-// A number field's value (parse_number's), in Hammer's spelling first.
-inline bool scalar(std::string_view v, double& out, const char* limit) {
-    if (detail::plain::scalar(v, out, limit)) return true;
-    if (auto d = detail::parse_number(v, limit)) {
-        out = *d;
-        return true;
-    }
-    return false;
+    return take_side(p, end, at);
 }
 
 // A quoted token `"..."` at p (p[0] is '"') as the light tokenizer reads it: false if it would
@@ -792,10 +782,42 @@ inline bool taken_line(const char*& p, const char* end, std::string_view& key,
     return p < end && (*p == '\n' || *p == '\r');
 }
 
+// The gap before a taken block's next line, as lite::skip_gap finds it; a line ending and
+// `tabs` tabs (the block's depth) are tested here first.
+[[gnu::always_inline]] inline const char* taken_gap(const char* p, const char* end,
+                                                    std::size_t tabs) {
+    using detail::lite::tabs_then_token;
+    if (end - p >= 10) {
+        if (p[0] == '\n' && tabs_then_token(p + 1, tabs)) return p + 1 + tabs;
+        if (p[0] == '\r' && p[1] == '\n' && tabs_then_token(p + 2, tabs)) return p + 2 + tabs;
+    }
+    return detail::lite::skip_gap(p, end, tabs);
+}
+
+// Whether the text at p starts with `k` (its bytes but the NUL); the caller checks they are
+// there.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool starts(const char* p, const char (&k)[N]) {
+    return std::memcmp(p, k, N - 1) == 0;
+}
+
+// A number field's value (parse_number's).
+inline bool number_value(std::string_view v, double& out, const char* limit) {
+    if (auto d = detail::parse_number(v, limit)) {
+        out = *d;
+        return true;
+    }
+    return false;
+}
+
 template <class Tree, class Node>
-bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std::size_t depth,
-                                        std::uint32_t at) {
-    using detail::lite::skip_gap;
+bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std::uint32_t at) {
+    namespace plain = detail::plain;
+    // The side's lines are one tab deeper than the side (world/solid/side: three), its
+    // vertices_plus lines two.
+    constexpr std::size_t kTabs = 3;
+    // A key with its quotes, the space and the value's opening quote take at most 20 bytes.
+    constexpr std::size_t kLineReach = 24 + plain::kReach;
     Side& s = taken_sides_.emplace_back();
     s.origin = {kv::kNone, offset_base_ + at};
     const char* p = p_io;
@@ -804,7 +826,7 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
         return false;
     };
     for (;;) {
-        p = skip_gap(p, end, depth);
+        p = taken_gap(p, end, kTabs);
         if (p >= end) return decline();
         if (*p == '}') break;
         if (*p != '"') {
@@ -814,19 +836,28 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
             if (!iequals_lower<"vertices_plus">(std::string_view(b, p - b)) ||
                 s.has(Side::kVerticesPlus))
                 return decline();
-            p = skip_gap(p, end, depth);
+            p = detail::lite::skip_gap(p, end, kTabs);
             if (p >= end || *p != '{') return decline();
             ++p;
             taken_points_.clear();
             for (;;) {
-                p = skip_gap(p, end, depth + 1);
+                p = taken_gap(p, end, kTabs + 1);
                 if (p >= end) return decline();
                 if (*p == '}') break;
-                std::string_view k, v;
                 Vec3 point;
-                if (*p != '"' || !taken_line(p, end, k, v) || !iequals_lower<"v">(k) ||
-                    (!detail::plain::vec3(v, point, end) && !detail::parse_vec3(v, point, end)))
-                    return decline();
+                // "v" "x y z" in Hammer's spelling, else as the tree path reads it.
+                const char* q = plain::kLittle && static_cast<std::size_t>(end - p) >= kLineReach &&
+                                        starts(p, "\"v\" \"")
+                                    ? plain::vec3(p + 5, point)
+                                    : nullptr;
+                if (q != nullptr && *q == '"' && (q[1] == '\n' || q[1] == '\r')) {
+                    p = q + 1;
+                } else {
+                    std::string_view k, v;
+                    if (*p != '"' || !taken_line(p, end, k, v) || !iequals_lower<"v">(k) ||
+                        !detail::parse_vec3(v, point, end))
+                        return decline();
+                }
                 taken_points_.push_back(point);
             }
             ++p;
@@ -834,20 +865,98 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
             s.present |= Side::kVerticesPlus;
             continue;
         }
+        // Hammer's lines: the key and the value's opening quote compared whole, the value read
+        // in place up to its closing quote (numbers by the plain readers). q: that quote, or null
+        // where the line is left to the general reading below.
+        const char* q = nullptr;
+        if (plain::kLittle && static_cast<std::size_t>(end - p) >= kLineReach) {
+            switch (p[1]) {
+                case 'i':
+                    if (starts(p, "\"id\" \"")) {
+                        if (s.has(Side::kId)) return decline();
+                        q = plain::integer(p + 6, s.id);
+                        if (q && *q == '"') s.present |= Side::kId;
+                    }
+                    break;
+                case 'p':
+                    if (starts(p, "\"plane\" \"")) {
+                        if (s.has(Side::kPlane)) return decline();
+                        q = plain::plane_points(p + 9, s.plane_points);
+                        if (q && *q == '"') s.present |= Side::kPlane;
+                    }
+                    break;
+                case 'm':
+                    if (starts(p, "\"material\" \"")) {
+                        if (s.has(Side::kMaterial)) return decline();
+                        const char* b = p + 12;
+                        q = find_quote_or_cr(b, end);
+                        if (q < end && *q == '"' && q - b <= detail::lite::kMaxValueLen) {
+                            s.material.assign(b, static_cast<std::size_t>(q - b));
+                            s.present |= Side::kMaterial;
+                        } else {
+                            return decline();
+                        }
+                    }
+                    break;
+                case 'u':
+                case 'v':
+                    if (starts(p + 2, "axis\" \"")) {
+                        const Side::Field f = p[1] == 'u' ? Side::kUAxis : Side::kVAxis;
+                        if (s.has(f)) return decline();
+                        const char* b = p + 9;
+                        q = find_quote_or_cr(b, end);
+                        if (q >= end || *q != '"' || q - b > detail::lite::kMaxValueLen ||
+                            !parse_axis(std::string_view(b, static_cast<std::size_t>(q - b)),
+                                        f == Side::kUAxis ? s.uaxis : s.vaxis))
+                            return decline();
+                        s.present |= f;
+                    }
+                    break;
+                case 'r':
+                    if (starts(p, "\"rotation\" \"")) {
+                        if (s.has(Side::kRotation)) return decline();
+                        q = plain::number(p + 12, s.rotation);
+                        if (q && *q == '"') s.present |= Side::kRotation;
+                    }
+                    break;
+                case 'l':
+                    if (starts(p, "\"lightmapscale\" \"")) {
+                        if (s.has(Side::kLightmapScale)) return decline();
+                        q = plain::number(p + 17, s.lightmapscale);
+                        if (q && *q == '"') s.present |= Side::kLightmapScale;
+                    }
+                    break;
+                case 's':
+                    if (starts(p, "\"smoothing_groups\" \"")) {
+                        if (s.has(Side::kSmoothingGroups)) return decline();
+                        std::int64_t g = 0;  // seven digits at most: in range
+                        q = plain::integer(p + 20, g);
+                        if (q && *q == '"') {
+                            s.smoothing_groups = static_cast<std::uint32_t>(g);
+                            s.present |= Side::kSmoothingGroups;
+                        }
+                    }
+                    break;
+                default:
+                    break;
+            }
+            if (q != nullptr && *q != '"') q = nullptr;  // a number not in the plain spelling
+        }
+        if (q != nullptr) {
+            if (end - q < 2 || (q[1] != '\n' && q[1] != '\r')) return decline();
+            p = q + 1;
+            continue;
+        }
         std::string_view k, v;
         if (!taken_line(p, end, k, v)) return decline();
-        // As read_side reads them, where that gives no diagnostic and keeps nothing as text;
-        // numbers in Hammer's spelling take the plain readers first.
+        // As read_side reads them, where that gives no diagnostic and keeps nothing as text.
         switch (side_key(k)) {
             case SideKey::id:
-                if (s.has(Side::kId) ||
-                    (!detail::plain::integer(v, s.id, end) && int_value(v, s.id) != IntRead::ok))
-                    return decline();
+                if (s.has(Side::kId) || int_value(v, s.id) != IntRead::ok) return decline();
                 s.present |= Side::kId;
                 break;
             case SideKey::plane:
-                if (s.has(Side::kPlane) || (!detail::plain::plane_points(v, s.plane_points, end) &&
-                                            !detail::parse_plane_points(v, s.plane_points, end)))
+                if (s.has(Side::kPlane) || !detail::parse_plane_points(v, s.plane_points, end))
                     return decline();
                 s.present |= Side::kPlane;
                 break;
@@ -865,18 +974,17 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
                 s.present |= Side::kVAxis;
                 break;
             case SideKey::rotation:
-                if (s.has(Side::kRotation) || !scalar(v, s.rotation, end)) return decline();
+                if (s.has(Side::kRotation) || !number_value(v, s.rotation, end)) return decline();
                 s.present |= Side::kRotation;
                 break;
             case SideKey::lightmapscale:
-                if (s.has(Side::kLightmapScale) || !scalar(v, s.lightmapscale, end))
+                if (s.has(Side::kLightmapScale) || !number_value(v, s.lightmapscale, end))
                     return decline();
                 s.present |= Side::kLightmapScale;
                 break;
             case SideKey::smoothing_groups: {
                 std::int64_t g = 0;
-                if (s.has(Side::kSmoothingGroups) ||
-                    (!detail::plain::integer(v, g, end) && int_value(v, g) != IntRead::ok) ||
+                if (s.has(Side::kSmoothingGroups) || int_value(v, g) != IntRead::ok ||
                     g < INT32_MIN || g > UINT32_MAX)
                     return decline();
                 s.smoothing_groups = static_cast<std::uint32_t>(g);
