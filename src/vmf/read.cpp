@@ -794,11 +794,30 @@ inline bool taken_line(const char*& p, const char* end, std::string_view& key,
     return detail::lite::skip_gap(p, end, tabs);
 }
 
-// Whether the text at p starts with `k` (its bytes but the NUL); the caller checks they are
-// there.
+// Whether the text at p starts with `k` (its bytes but the NUL; 4 to 24 of them), compared as
+// words (a memcmp call otherwise); the caller checks they are there.
 template <std::size_t N>
 [[gnu::always_inline]] inline bool starts(const char* p, const char (&k)[N]) {
-    return std::memcmp(p, k, N - 1) == 0;
+    constexpr std::size_t L = N - 1;
+    static_assert(L >= 4 && L <= 24);
+    auto word = [](const char* at) {
+        std::uint64_t w;
+        std::memcpy(&w, at, 8);
+        return w;
+    };
+    if constexpr (L < 8) {
+        std::uint32_t a, b, x, y;
+        std::memcpy(&a, p, 4);
+        std::memcpy(&b, p + L - 4, 4);
+        std::memcpy(&x, k, 4);
+        std::memcpy(&y, k + L - 4, 4);
+        return ((a ^ x) | (b ^ y)) == 0;
+    } else {
+        // Words at 0, 8, ... and one ending at L (overlapping the one before).
+        std::uint64_t diff = word(p + L - 8) ^ word(k + L - 8);
+        for (std::size_t i = 0; i + 8 < L; i += 8) diff |= word(p + i) ^ word(k + i);
+        return diff == 0;
+    }
 }
 
 // A number field's value (parse_number's).
