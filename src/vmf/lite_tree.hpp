@@ -35,7 +35,7 @@ struct LiteRec {
     std::uint32_t next = kv::kNone;
     std::uint32_t at = 0;  // offset of the node's first token (the key's opening quote)
     bool block = false;
-    bool taken = false;  // read from the text by parse's on_open: no children here
+    std::uint8_t taken = 0;  // what parse's on_open read it as from the text (0: not): no children
 };
 
 class LiteTree;
@@ -51,8 +51,9 @@ public:
     explicit operator bool() const { return valid(); }
     bool is_block() const;  // the root counts as a block, as in kv::Node
     bool is_value() const { return !is_block(); }
-    // A block its reader read from the text as it opened (LiteTree::parse's on_open).
-    bool taken() const;
+    // What its reader read the block as from the text as it opened (LiteTree::parse's
+    // on_open), or 0.
+    std::uint8_t taken() const;
     std::string_view key() const;
     std::string_view value() const;
     std::size_t offset() const;
@@ -90,9 +91,10 @@ public:
     // text needs kv::Document::parse (warnings, errors, 2 GiB or more...).
     //
     // on_open(key, at, ancestors, p, end) is called as each block opens (p just past its '{';
-    // ancestors as for on_close, without the block): true means the caller read the block's
-    // body and its closing '}' from the text itself and left p past them; the block is then a
-    // childless `taken()` node, and on_close is not called for it. The caller must only take a
+    // ancestors as for on_close, without the block): a kind other than 0 means the caller read
+    // the block's body and its closing '}' from the text itself and left p past them; the
+    // block is then a childless node whose taken() is that kind, and on_close is not called
+    // for it. The caller must only take a
     // block whose body this parser would read without giving up, and must read it as it would
     // read the nodes the parser would make.
     template <class OnClose, class OnOpen>
@@ -102,7 +104,7 @@ public:
     bool parse(std::string_view open_block, bool close_at_end, OnClose&& on_close) {
         return parse(open_block, close_at_end, std::forward<OnClose>(on_close),
                      [](std::string_view, std::uint32_t, std::span<const kv::NodeId>, const char*&,
-                        const char*) { return false; });
+                        const char*) { return std::uint8_t{0}; });
     }
 
     LiteNode root() const { return {this, 0}; }
@@ -146,7 +148,7 @@ private:
 inline bool LiteNode::is_block() const {
     return id_ == 0 || t_->nodes_[id_].block;
 }
-inline bool LiteNode::taken() const {
+inline std::uint8_t LiteNode::taken() const {
     return t_->nodes_[id_].taken;
 }
 inline std::string_view LiteNode::key() const {
@@ -357,9 +359,9 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         if (*p == '{') {
             ++p;
             rec.block = true;
-            if (on_open(std::string_view(rec.key, rec.key_len), rec.at,
-                        std::span<const kv::NodeId>(ids_.data(), open_), p, end)) {
-                rec.taken = true;
+            rec.taken = on_open(std::string_view(rec.key, rec.key_len), rec.at,
+                                std::span<const kv::NodeId>(ids_.data(), open_), p, end);
+            if (rec.taken != 0) {
                 append(rec);
                 continue;
             }

@@ -212,16 +212,27 @@ public:
         }
     }
 
-    // LiteTree::parse's on_open: a `side` block of a solid that stream_block will read (directly
-    // in a top-level entity or in the map's world) is read from the text as the parser meets
-    // it, when it holds only the keys of a side and a `vertices_plus` block, each once, in the
-    // layout Hammer writes and with values that read without a diagnostic; read_solid then
-    // takes the sides in order. Anything else is left to the tree (false, p unchanged).
-    bool take_block(std::string_view key, std::uint32_t at, std::span<const kv::NodeId> ancestors,
-                    const char*& p, const char* end);
+    // LiteTree::parse's on_open. A `side` or the first `editor` block of a solid that
+    // stream_block will read (directly in a top-level entity or in the map's world), and the
+    // first `editor` block of such an entity or world, are read from the text as the parser
+    // meets them, when they hold only what read_side or read_editor would read without a
+    // diagnostic or keeping anything as text, in the layout Hammer writes (a side: its keys and
+    // a `vertices_plus` block, each once). read_solid and read_entity then take them from here
+    // (a taken side, in order; the one taken editor). Anything else is left to the tree (0, p
+    // unchanged).
+    enum Taken : std::uint8_t { kNotTaken = 0, kTakenSide, kTakenEditor };
+    std::uint8_t take_block(std::string_view key, std::uint32_t at,
+                            std::span<const kv::NodeId> ancestors, const char*& p, const char* end);
 
 private:
     bool take_side(const char*& p, const char* end, std::uint32_t at);
+    bool take_editor(const char*& p, const char* end, std::size_t tabs,
+                     std::optional<Editor>& slot);
+    // The block of `id` (a top-level one) is one read_entity reads as it closes.
+    bool streamed_owner(kv::NodeId id) const {
+        const std::string_view owner = tree_->node(id).key();
+        return (iequals_lower<"world">(owner) && !map_.has_world) || iequals_lower<"entity">(owner);
+    }
     void top_level(const Node& top);
     // How far past a value's end its bytes may be read (NumberCursor): the tree's text.
     const char* limit(std::string_view v) const { return readable_end(*tree_, v); }
@@ -287,6 +298,73 @@ private:
         return false;
     }
 
+    // One key/value of an `editor` block read into e: false where read_editor keeps it as
+    // text instead (unknown, repeated, or a value that does not read).
+    bool editor_key(Editor& e, std::string_view k, std::string_view v) const {
+        auto flag = [&](std::optional<bool>& dst) {
+            if (dst) return false;
+            auto i = parse_int(trim(v));
+            if (!i || (*i != 0 && *i != 1)) return false;
+            dst = *i != 0;
+            return true;
+        };
+        switch (k.size()) {
+            case 5:
+                if (iequals_lower<"color">(k) && !e.color) {
+                    // "r g b" as three integers.
+                    NumberCursor nc(v, limit(v));
+                    double rgb[3];
+                    bool ok =
+                        nc.number(rgb[0]) && nc.number(rgb[1]) && nc.number(rgb[2]) && nc.at_end();
+                    // Range first: casting an out-of-range double to int is UB.
+                    for (double x : rgb)
+                        ok = ok && x >= INT_MIN && x <= INT_MAX &&
+                             x == static_cast<double>(static_cast<int>(x));
+                    if (ok)
+                        e.color =
+                            std::array<int, 3>{static_cast<int>(rgb[0]), static_cast<int>(rgb[1]),
+                                               static_cast<int>(rgb[2])};
+                    return ok;
+                }
+                return false;
+            case 7:
+                if (iequals_lower<"groupid">(k) && !e.group_id) {
+                    if (auto i = parse_int(trim(v))) {
+                        e.group_id = *i;
+                        return true;
+                    }
+                }
+                return false;
+            case 8:
+                if (iequals_lower<"comments">(k) && !e.comments) {
+                    e.comments = std::string(v);
+                    return true;
+                }
+                return false;
+            case 10:
+                if (iequals_lower<"visgroupid">(k)) {
+                    if (auto i = parse_int(trim(v))) {
+                        e.visgroup_ids.push_back(*i);
+                        return true;
+                    }
+                } else if (iequals_lower<"logicalpos">(k) && !e.logical_pos) {
+                    double x = 0, y = 0;
+                    if (detail::parse_vec2_bracket(v, x, y, limit(v))) {
+                        e.logical_pos = std::array<double, 2>{x, y};
+                        return true;
+                    }
+                }
+                return false;
+            case 11:
+                return iequals_lower<"cordonsolid">(k) && flag(e.cordon_solid);
+            case 13:
+                return iequals_lower<"visgroupshown">(k) && flag(e.visgroup_shown);
+            case 17:
+                return iequals_lower<"visgroupautoshown">(k) && flag(e.visgroup_autoshown);
+            default:
+                return false;
+        }
+    }
     Editor read_editor(const Node& n) {
         Editor e;
         e.present = true;
@@ -295,74 +373,7 @@ private:
                 e.extra_blocks.push_back(to_raw(c));
                 continue;
             }
-            const std::string_view k = c.key(), v = c.value();
-            bool ok = false;
-            auto flag = [&](std::optional<bool>& dst) {
-                if (dst) return false;
-                auto i = parse_int(trim(v));
-                if (!i || (*i != 0 && *i != 1)) return false;
-                dst = *i != 0;
-                return true;
-            };
-            switch (k.size()) {
-                case 5:
-                    if (iequals_lower<"color">(k) && !e.color) {
-                        // "r g b" as three integers.
-                        NumberCursor nc(v, limit(v));
-                        double rgb[3];
-                        ok = nc.number(rgb[0]) && nc.number(rgb[1]) && nc.number(rgb[2]) &&
-                             nc.at_end();
-                        // Range first: casting an out-of-range double to int is UB.
-                        for (double x : rgb)
-                            ok = ok && x >= INT_MIN && x <= INT_MAX &&
-                                 x == static_cast<double>(static_cast<int>(x));
-                        if (ok)
-                            e.color = std::array<int, 3>{static_cast<int>(rgb[0]),
-                                                         static_cast<int>(rgb[1]),
-                                                         static_cast<int>(rgb[2])};
-                    }
-                    break;
-                case 7:
-                    if (iequals_lower<"groupid">(k) && !e.group_id) {
-                        if (auto i = parse_int(trim(v))) {
-                            e.group_id = *i;
-                            ok = true;
-                        }
-                    }
-                    break;
-                case 8:
-                    if (iequals_lower<"comments">(k) && !e.comments) {
-                        e.comments = std::string(v);
-                        ok = true;
-                    }
-                    break;
-                case 10:
-                    if (iequals_lower<"visgroupid">(k)) {
-                        if (auto i = parse_int(trim(v))) {
-                            e.visgroup_ids.push_back(*i);
-                            ok = true;
-                        }
-                    } else if (iequals_lower<"logicalpos">(k) && !e.logical_pos) {
-                        double x = 0, y = 0;
-                        if (detail::parse_vec2_bracket(v, x, y, limit(v))) {
-                            e.logical_pos = std::array<double, 2>{x, y};
-                            ok = true;
-                        }
-                    }
-                    break;
-                case 11:
-                    if (iequals_lower<"cordonsolid">(k)) ok = flag(e.cordon_solid);
-                    break;
-                case 13:
-                    if (iequals_lower<"visgroupshown">(k)) ok = flag(e.visgroup_shown);
-                    break;
-                case 17:
-                    if (iequals_lower<"visgroupautoshown">(k)) ok = flag(e.visgroup_autoshown);
-                    break;
-                default:
-                    break;
-            }
-            if (!ok) add_kv(e.extra_keys, c);
+            if (!editor_key(e, c.key(), c.value())) add_kv(e.extra_keys, c);
         }
         return e;
     }
@@ -392,6 +403,9 @@ private:
     std::vector<Solid> pending_solids_;  // streaming: solids of the entity still open
     std::vector<Side> taken_sides_;      // the open solid's sides take_block read
     std::vector<Vec3> taken_points_;     // a taken side's vertices_plus as they are read
+    std::optional<Editor> taken_solid_editor_, taken_entity_editor_;
+    // Whether an `editor` block opened in the open solid, and in the open top-level block.
+    bool solid_editor_seen_ = false, entity_editor_seen_ = false;
     std::size_t worlds_ = 0;
     kv::NodeId last_value_ = kv::kNone;  // the last top-level key/value read
 };
@@ -722,9 +736,13 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
     s.sides.reserve(n.child_count());
     for (Node c : n) {
         if constexpr (std::is_same_v<Node, LiteNode>) {
-            if (c.taken()) {
+            if (c.taken() == kTakenSide) {
                 s.sides.push_back(std::move(taken_sides_.at(taken++)));
                 ++side_index;
+                continue;
+            }
+            if (c.taken() == kTakenEditor) {
+                s.editor = std::move(taken_solid_editor_.value());
                 continue;
             }
         }
@@ -747,18 +765,35 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
 }
 
 template <class Tree, class Node>
-bool TypedReader<Tree, Node>::take_block(std::string_view key, std::uint32_t at,
-                                         std::span<const kv::NodeId> ancestors, const char*& p,
-                                         const char* end) {
-    // As stream_block decides which solids read_solid reads as they close.
-    if (ancestors.size() != 3 || !iequals_lower<"side">(key) ||
-        !iequals_lower<"solid">(tree_->node(ancestors[2]).key())) {
-        return false;
+std::uint8_t TypedReader<Tree, Node>::take_block(std::string_view key, std::uint32_t at,
+                                                 std::span<const kv::NodeId> ancestors,
+                                                 const char*& p, const char* end) {
+    // Which blocks read_solid and read_entity read is stream_block's and top_level's rule.
+    switch (ancestors.size()) {
+        case 1:  // a top-level block
+            entity_editor_seen_ = false;
+            return kNotTaken;
+        case 2:  // in a top-level block: a solid, an editor...
+            solid_editor_seen_ = false;
+            if (!iequals_lower<"editor">(key) || entity_editor_seen_) return kNotTaken;
+            entity_editor_seen_ = true;
+            return streamed_owner(ancestors[1]) && take_editor(p, end, 2, taken_entity_editor_)
+                       ? kTakenEditor
+                       : kNotTaken;
+        case 3:  // in a block of a top-level block: a side, a solid's editor...
+            if (!iequals_lower<"solid">(tree_->node(ancestors[2]).key())) return kNotTaken;
+            if (iequals_lower<"side">(key)) {
+                return streamed_owner(ancestors[1]) && take_side(p, end, at) ? kTakenSide
+                                                                             : kNotTaken;
+            }
+            if (!iequals_lower<"editor">(key) || solid_editor_seen_) return kNotTaken;
+            solid_editor_seen_ = true;
+            return streamed_owner(ancestors[1]) && take_editor(p, end, 3, taken_solid_editor_)
+                       ? kTakenEditor
+                       : kNotTaken;
+        default:
+            return kNotTaken;
     }
-    const std::string_view owner = tree_->node(ancestors[1]).key();
-    if (!(iequals_lower<"world">(owner) && !map_.has_world) && !iequals_lower<"entity">(owner))
-        return false;
-    return take_side(p, end, at);
 }
 
 // A quoted token `"..."` at p (p[0] is '"') as the light tokenizer reads it: false if it would
@@ -1019,6 +1054,72 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
 }
 
 template <class Tree, class Node>
+bool TypedReader<Tree, Node>::take_editor(const char*& p_io, const char* end, std::size_t tabs,
+                                          std::optional<Editor>& slot) {
+    namespace plain = detail::plain;
+    Editor& e = slot.emplace();
+    e.present = true;
+    const char* p = p_io;
+    // "0" or "1" and the closing quote at v, for a flag not yet read.
+    auto flag = [](const char* v, std::optional<bool>& dst) -> const char* {
+        if (dst || (v[0] != '0' && v[0] != '1') || v[1] != '"') return nullptr;
+        dst = v[0] == '1';
+        return v + 1;
+    };
+    for (;;) {
+        p = taken_gap(p, end, tabs);
+        if (p >= end) return false;
+        if (*p == '}') break;
+        if (*p != '"') return false;
+        // Hammer's lines read in place as take_side reads a side's (q: the value's closing
+        // quote, or null for the general reading of the line).
+        const char* q = nullptr;
+        if (plain::kLittle && static_cast<std::size_t>(end - p) >= plain::kReach + 32) {
+            if (starts(p, "\"color\" \"")) {
+                std::int64_t rgb[3];
+                q = e.color ? nullptr : plain::integer(p + 9, rgb[0]);
+                if (q && *q++ == ' ' && (q = plain::integer(q, rgb[1])) && *q++ == ' ' &&
+                    (q = plain::integer(q, rgb[2])) && *q == '"') {
+                    e.color = std::array<int, 3>{static_cast<int>(rgb[0]), static_cast<int>(rgb[1]),
+                                                 static_cast<int>(rgb[2])};
+                } else {
+                    q = nullptr;
+                }
+            } else if (starts(p, "\"visgroupshown\" \"")) {
+                q = flag(p + 17, e.visgroup_shown);
+            } else if (starts(p, "\"visgroupautoshown\" \"")) {
+                q = flag(p + 21, e.visgroup_autoshown);
+            } else if (starts(p, "\"visgroupid\" \"")) {
+                std::int64_t id = 0;
+                q = plain::integer(p + 14, id);
+                if (q && *q == '"') {
+                    e.visgroup_ids.push_back(id);
+                } else {
+                    q = nullptr;
+                }
+            } else if (starts(p, "\"logicalpos\" \"[")) {
+                double x = 0, y = 0;
+                q = e.logical_pos ? nullptr : plain::number(p + 15, x);
+                if (q && *q++ == ' ' && (q = plain::number(q, y)) && *q++ == ']' && *q == '"') {
+                    e.logical_pos = std::array<double, 2>{x, y};
+                } else {
+                    q = nullptr;
+                }
+            }
+        }
+        if (q != nullptr) {
+            if (end - q < 2 || (q[1] != '\n' && q[1] != '\r')) return false;
+            p = q + 1;
+            continue;
+        }
+        std::string_view k, v;
+        if (!taken_line(p, end, k, v) || !editor_key(e, k, v)) return false;
+    }
+    p_io = p + 1;
+    return true;
+}
+
+template <class Tree, class Node>
 Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, bool hidden) {
     Entity e;
     e.origin = origin_of(n);
@@ -1035,6 +1136,12 @@ Entity TypedReader<Tree, Node>::read_entity(const Node& n, const Path& path, boo
         if (!c.is_block()) {
             add_kv(e.keys, c);
             continue;
+        }
+        if constexpr (std::is_same_v<Node, LiteNode>) {
+            if (c.taken() == kTakenEditor) {
+                e.editor = std::move(taken_entity_editor_.value());
+                continue;
+            }
         }
         if (is<"solid">(c)) {
             read_solid(c, Path{&path, "solid", static_cast<std::int64_t>(solid_index++)}, false,

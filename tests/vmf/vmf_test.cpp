@@ -662,6 +662,26 @@ TEST(Vmf, LightTokenizerEqualsFullParser) {
     for (const auto& [label, text] : texts) expect_same_readers(text, label);
 }
 
+// Each text as it is and followed by an entity (the light path reads a taken block's lines in
+// place only where a few hundred bytes follow them, and the last lines of a text as the tree
+// path does), with LF and with CRLF line ends: both readers must agree on all.
+void expect_same_readers_in_place(const std::vector<std::pair<std::string, std::string>>& texts) {
+    const std::string entity =
+        "entity\n{\n\t\"id\" \"9\"\n\t\"classname\" \"info_null\"\n\t\"c\" \"" +
+        std::string(300, 'c') + "\"\n}\n";
+    for (const auto& [label, text] : texts) {
+        for (const std::string& t : {text, text + entity}) {
+            std::string crlf;
+            for (char c : t) {
+                if (c == '\n') crlf += '\r';
+                crlf += c;
+            }
+            expect_same_readers(t, label);
+            expect_same_readers(crlf, label + " (crlf)");
+        }
+    }
+}
+
 // read_map's light path reads the sides of a streamed solid straight from the text (no tree
 // nodes) when they hold only a side's keys and a Hammer++ `vertices_plus` block, each once, in
 // Hammer's layout, with values that read cleanly; everything else is left to the tree. Each
@@ -799,22 +819,105 @@ TEST(Vmf, SidesReadFromTheTextEqualTheFullParser) {
     const std::string whole = map(side(canonical) + side(plus(vertices)));
     for (std::size_t n = whole.size() - 120; n < whole.size(); ++n)
         texts.emplace_back("cut at " + std::to_string(n), whole.substr(0, n));
-    // Followed by an entity: the light path reads a side's lines in place only where a few
-    // hundred bytes follow them, and reads the last lines of a text as the tree path does.
-    const std::string entity =
-        "entity\n{\n\t\"id\" \"9\"\n\t\"classname\" \"info_null\"\n\t\"c\" \"" +
-        std::string(300, 'c') + "\"\n}\n";
-    for (const auto& [label, text] : texts) {
-        for (const std::string& t : {text, text + entity}) {
-            std::string crlf;
-            for (char c : t) {
-                if (c == '\n') crlf += '\r';
-                crlf += c;
-            }
-            expect_same_readers(t, label);
-            expect_same_readers(crlf, label + " (crlf)");
-        }
+    expect_same_readers_in_place(texts);
+}
+
+// The light path also reads the first `editor` block of a streamed solid, and of a top-level
+// entity or the map's world, straight from the text when read_editor would keep nothing of it
+// as text; each text below changes one editor.
+TEST(Vmf, EditorsReadFromTheTextEqualTheFullParser) {
+    const std::string solid_lines[] = {"\"color\" \"0 180 233\"", "\"visgroupshown\" \"1\"",
+                                       "\"visgroupautoshown\" \"1\""};
+    const std::string entity_lines[] = {
+        "\"color\" \"220 30 220\"", "\"visgroupid\" \"12\"",      "\"visgroupid\" \"-3\"",
+        "\"groupid\" \"77\"",       "\"visgroupshown\" \"0\"",    "\"visgroupautoshown\" \"1\"",
+        "\"cordonsolid\" \"1\"",    "\"comments\" \"a \\ note\"", "\"logicalpos\" \"[0 -1500.5]\""};
+    auto block = [](std::string_view indent, const std::vector<std::string>& body) {
+        std::string s = std::string(indent) + "editor\n" + std::string(indent) + "{\n";
+        for (const std::string& l : body) s += std::string(indent) + "\t" + l + "\n";
+        return s + std::string(indent) + "}\n";
+    };
+    const std::string side =
+        "\t\tside\n\t\t{\n\t\t\t\"id\" \"5\"\n\t\t\t\"plane\" \"(0 0 0) (0 1 0) (1 1 0)\"\n\t\t}\n";
+    // An entity (or world) whose editor is `entity_editor`, holding a solid whose editor is
+    // `solid_editor`.
+    auto map = [&](const std::string& solid_editor, const std::string& entity_editor,
+                   std::string_view owner = "entity") {
+        return std::string(owner) + "\n{\n\t\"id\" \"1\"\n\tsolid\n\t{\n\t\t\"id\" \"2\"\n" + side +
+               solid_editor + "\t}\n" + entity_editor + "}\n";
+    };
+    std::vector<std::string> solid(std::begin(solid_lines), std::end(solid_lines));
+    std::vector<std::string> entity(std::begin(entity_lines), std::end(entity_lines));
+    auto in_solid = [&](const std::vector<std::string>& body) {
+        return map(block("\t\t", body), block("\t", entity));
+    };
+    auto in_entity = [&](const std::vector<std::string>& body) {
+        return map(block("\t\t", solid), block("\t", body));
+    };
+    auto plus = [](std::vector<std::string> b, const std::string& line) {
+        b.push_back(line);
+        return b;
+    };
+    const std::vector<std::string> odd = {
+        "\"color\" \"0 180\"",
+        "\"color\" \"0.0 180 233.000\"",
+        "\"color\" \"1.5 2 3\"",
+        "\"color\" \"12345678 0 0\"",
+        "\"color\" \"9999999999 0 0\"",
+        "\"color\" \"0  180 233\"",
+        "\"Color\" \"0 180 233\"",
+        "\"visgroupshown\" \"2\"",
+        "\"visgroupshown\" \"01\"",
+        "\"visgroupshown\" \"\"",
+        "\"visgroupshown\" \" 1\"",
+        "\"visgroupid\" \"x\"",
+        "\"visgroupid\" \"123456789012\"",
+        "\"logicalpos\" \"[1 2 3]\"",
+        "\"logicalpos\" \"[1.5 -2.25]\"",
+        "\"logicalpos\" \"1 2\"",
+        "\"groupid\" \"g\"",
+        "\"unknown\" \"1\"",
+        "\"comments\" \"\"",
+        "\"visgroupshown\" \"1\" \"x\" \"1\"",
+        "\"visgroupshown\" \"1\" ",
+        "inner\n\t\t\t{\n\t\t\t}",
+    };
+    std::vector<std::pair<std::string, std::string>> texts = {
+        {"canonical", in_solid(solid)},
+        {"empty editors", map(block("\t\t", {}), block("\t", {}))},
+        {"no editors", map("", "")},
+        {"world", map(block("\t\t", solid), block("\t", entity), "world")},
+        {"second world", map(block("\t\t", solid), block("\t", entity), "world") +
+                             map(block("\t\t", solid), block("\t", entity), "world")},
+        {"unknown owner", map(block("\t\t", solid), block("\t", entity), "wrapper")},
+        {"two solid editors",
+         map(block("\t\t", solid) + block("\t\t", {"\"color\" \"1 2 3\""}), block("\t", entity))},
+        {"two entity editors",
+         map(block("\t\t", solid), block("\t", entity) + block("\t", {"\"groupid\" \"1\""}))},
+        {"a bad editor then a good one",
+         map(block("\t\t", {"\"x\" \"1\""}) + block("\t\t", solid), block("\t", entity))},
+        {"editor before the sides",
+         "entity\n{\n\tsolid\n\t{\n" + block("\t\t", solid) + side + "\t}\n}\n"},
+        {"hidden solid", "world\n{\n\thidden\n\t{\n\t\tsolid\n\t\t{\n" + block("\t\t\t", solid) +
+                             "\t\t}\n\t}\n}\n"},
+        {"hidden entity", "hidden\n{\n\tentity\n\t{\n" + block("\t\t", entity) + "\t}\n}\n"},
+        {"editor of a group", "world\n{\n\tgroup\n\t{\n" + block("\t\t", entity) + "\t}\n}\n"},
+        {"top-level editor", block("", entity)},
+    };
+    for (std::size_t i = 0; i < solid.size(); ++i) {
+        texts.emplace_back("solid repeats " + solid[i], in_solid(plus(solid, solid[i])));
     }
+    for (std::size_t i = 0; i < entity.size(); ++i) {
+        texts.emplace_back("entity repeats " + entity[i], in_entity(plus(entity, entity[i])));
+    }
+    for (const std::string& line : odd) {
+        texts.emplace_back("solid " + line, in_solid(plus(solid, line)));
+        texts.emplace_back("entity " + line, in_entity(plus({}, line)));
+    }
+    const std::string whole = in_solid(solid);
+    for (std::size_t n = whole.size() - 260; n < whole.size(); ++n)
+        texts.emplace_back("cut at " + std::to_string(n), whole.substr(0, n));
+    expect_same_readers_in_place(texts);
 }
 
 // The numbers of a side spelled at random: the light path reads Hammer's spelling (an optional
