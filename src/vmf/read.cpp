@@ -45,12 +45,11 @@ RawNode to_raw(const N& n) {
     return r;
 }
 
-// Appends n's key and value to `to`, built where they go (no temporary moved in).
+// Appends n's key and value to `to`, each string made at its size (assigned into an empty
+// string, a long one would get libstdc++'s growth step of 30 bytes at least).
 template <class N>
 void add_kv(std::vector<KeyValue>& to, const N& n) {
-    KeyValue& kv = to.emplace_back();
-    kv.key.assign(n.key());
-    kv.value.assign(n.value());
+    to.push_back(KeyValue{std::string(n.key()), std::string(n.value())});
 }
 
 // Where we are in the map, built into a string only when a diagnostic needs it.
@@ -945,7 +944,7 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
                         const char* b = p + 12;
                         q = find_quote_or_cr(b, end);
                         if (q < end && *q == '"' && q - b <= detail::lite::kMaxValueLen) {
-                            s.material.assign(b, static_cast<std::size_t>(q - b));
+                            s.material = std::string(b, static_cast<std::size_t>(q - b));
                             s.present |= Side::kMaterial;
                         } else {
                             return decline();
@@ -1016,7 +1015,7 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
                 break;
             case SideKey::material:
                 if (s.has(Side::kMaterial)) return decline();
-                s.material.assign(v);
+                s.material = std::string(v);
                 s.present |= Side::kMaterial;
                 break;
             case SideKey::uaxis:
