@@ -124,6 +124,17 @@ inline const char* vec3(const char* p, Vec3& out) {
     }
     return p;
 }
+// "[x y z shift] scale": a texture axis as TypedReader::parse_axis reads it (at most 86 bytes).
+inline const char* axis(const char* p, Vec3& dir, double& shift, double& scale) {
+    if (*p++ != '[') return nullptr;
+    double* xyzs[4] = {&dir.x, &dir.y, &dir.z, &shift};
+    for (std::size_t k = 0; k < 4; ++k) {
+        p = number(p, *xyzs[k]);
+        if (p == nullptr || *p++ != (k < 3 ? ' ' : ']')) return nullptr;
+    }
+    if (*p++ != ' ') return nullptr;
+    return number(p, scale);
+}
 // An optional '-' and one to seven digits: parse_int's value (reads at most 9 bytes).
 [[gnu::always_inline]] inline const char* integer(const char* p, std::int64_t& out) {
     const bool neg = *p == '-';

@@ -381,7 +381,9 @@ private:
         bad_value(n, path, "an axis \"[x y z shift] scale\"");
         return false;
     }
-    bool parse_axis(std::string_view v, UVAxis& a);
+    // `plain`: the text from v on holds detail::plain::kReach bytes, so that the plain reader
+    // may read it first.
+    bool parse_axis(std::string_view v, UVAxis& a, bool plain = false);
     void read_disp(const Node& n, Side& side, const Path& path);
     bool read_rows(const Node& n, int rows, int per_row, std::vector<double>& out,
                    const Path& path);
@@ -410,14 +412,20 @@ private:
 };
 
 template <class Tree, class Node>
-bool TypedReader<Tree, Node>::parse_axis(std::string_view v, UVAxis& a) {
+bool TypedReader<Tree, Node>::parse_axis(std::string_view v, UVAxis& a, bool plain) {
     AxisMemo::Slot* slot = axes_.slot_for(v);
     if (slot && AxisMemo::holds(*slot, v)) {
         a = slot->value;
         return true;
     }
-    NumberCursor c(v, limit(v));
     UVAxis out;
+    if (plain && detail::plain::kLittle &&
+        detail::plain::axis(v.data(), out.axis, out.shift, out.scale) == v.data() + v.size()) {
+        a = out;
+        if (slot) AxisMemo::keep(*slot, v) = out;
+        return true;
+    }
+    NumberCursor c(v, limit(v));
     if (c.expect('[') && c.vec3(out.axis) && c.number(out.shift) && c.expect(']') &&
         c.number(out.scale) && c.at_end()) {
         a = out;
@@ -960,7 +968,7 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
                         q = find_quote_or_cr(b, end);
                         if (q >= end || *q != '"' || q - b > detail::lite::kMaxValueLen ||
                             !parse_axis(std::string_view(b, static_cast<std::size_t>(q - b)),
-                                        f == Side::kUAxis ? s.uaxis : s.vaxis))
+                                        f == Side::kUAxis ? s.uaxis : s.vaxis, true))
                             return decline();
                         s.present |= f;
                     }

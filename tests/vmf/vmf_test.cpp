@@ -920,10 +920,10 @@ TEST(Vmf, EditorsReadFromTheTextEqualTheFullParser) {
     expect_same_readers_in_place(texts);
 }
 
-// The numbers of a side spelled at random: the light path reads Hammer's spelling (an optional
-// '-', up to seven digits, an optional fraction of up to seven) with readers of its own and
-// leaves every other spelling to the general ones; both readers must agree on every text, and
-// the light one must read exactly the general parser's values.
+// The numbers of a side spelled at random (plane, vertices, axes, scalars): the light path reads
+// Hammer's spelling (an optional '-', up to seven digits, an optional fraction of up to seven)
+// with readers of its own and leaves every other spelling to the general ones; both readers
+// must agree on every text, and the light one must read exactly the general parser's values.
 TEST(Vmf, RandomSideNumbersReadAlikeOnBothPaths) {
     std::mt19937 rng(20261130);
     auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
@@ -970,6 +970,12 @@ TEST(Vmf, RandomSideNumbersReadAlikeOnBothPaths) {
                     sides +=
                         "\t\t\t\t\"v\" \"" + (pick(10) ? point(0, 0) : point('[', ']')) + "\"\n";
                 sides += "\t\t\t}\n";
+            }
+            // Axes: "[x y z shift] scale", often one seen before (the memo's copy).
+            for (const char* key : {"uaxis", "vaxis"}) {
+                std::string axis = point('[', 0) + gap() + number() + "]" + gap() + number();
+                if (pick(3) == 0) axis = pick(2) ? "[1 0 0 0] 0.25" : "[0 -1 0 -16.5] 0.125";
+                sides += std::string("\t\t\t\"") + key + "\" \"" + axis + "\"\n";
             }
             sides += "\t\t\t\"material\" \"M\"\n\t\t\t\"rotation\" \"" + number() +
                      "\"\n\t\t\t\"lightmapscale\" \"" + number() +
