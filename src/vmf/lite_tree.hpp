@@ -363,8 +363,12 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         LiteRec rec;  // written to the tree whole, once its tokens are read
         rec.at = static_cast<std::uint32_t>(p - text_.data());
         if (!token(p, end, rec.key, rec.key_len)) return false;
-        p = lite::skip_gap(p, end, open_ - 1);
-        if (p >= end || *p == '}') return false;  // a key without a value
+        if (end - p >= 2 && p[0] == ' ' && p[1] == '"') {
+            ++p;  // the gap skip_gap's first guess takes, without the call
+        } else {
+            p = lite::skip_gap(p, end, open_ - 1);
+            if (p >= end || *p == '}') return false;  // a key without a value
+        }
         if (*p == '{') {
             ++p;
             rec.block = true;
