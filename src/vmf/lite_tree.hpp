@@ -344,7 +344,13 @@ bool LiteTree::parse(std::string_view open_block, bool close_at_end, OnClose&& o
         if (on_close(LiteNode(this, id), std::span<const kv::NodeId>(ids_.data(), open_))) drop(id);
     };
     for (;;) {
-        p = lite::skip_gap(p, end, open_ - 1);
+        // After a line: its ending and the depth's tabs, tested here before the call.
+        const std::size_t tabs = open_ - 1;
+        if (tabs < 8 && end - p >= 10 && p[0] == '\n' && lite::tabs_then_token(p + 1, tabs)) {
+            p += 1 + tabs;
+        } else {
+            p = lite::skip_gap(p, end, tabs);
+        }
         if (p >= end) {
             if (open_ == 2 && close_at_end) {
                 closed_at_end_ = stack_[1].id;
