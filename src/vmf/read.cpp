@@ -403,6 +403,7 @@ private:
     Map map_;
     std::vector<Solid> pending_solids_;  // streaming: solids of the entity still open
     std::vector<Side> taken_sides_;      // the open solid's sides take_block read
+    std::size_t last_side_count_ = 6;    // sides of the solid read last
     std::vector<Vec3> taken_points_;     // a taken side's vertices_plus as they are read
     std::optional<Editor> taken_solid_editor_, taken_entity_editor_;
     // Whether an `editor` block opened in the open solid, and in the open top-level block.
@@ -740,11 +741,30 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
     s.hidden = hidden;
     bool have_id = false;
     std::size_t side_index = 0, taken = 0;
-    s.sides.reserve(n.child_count());
+    bool sides_whole = false;  // s.sides is taken_sides_, moved in whole
+    if constexpr (std::is_same_v<Node, LiteNode>) {
+        // Where every side was taken, the reader's vector becomes the solid's (no side is
+        // moved) if it has no more room than the tree path gives (one a child).
+        std::size_t children = 0, tree_sides = 0;
+        for (Node c : n) {
+            ++children;
+            tree_sides += c.taken() != kTakenSide && c.is_block() && is<"side">(c);
+        }
+        last_side_count_ = taken_sides_.size() + tree_sides;
+        sides_whole = tree_sides == 0 && taken_sides_.capacity() <= children;
+        if (sides_whole) {
+            s.sides = std::move(taken_sides_);
+        } else {
+            s.sides.reserve(children);
+        }
+    } else {
+        s.sides.reserve(n.child_count());
+    }
     for (Node c : n) {
         if constexpr (std::is_same_v<Node, LiteNode>) {
             if (c.taken() == kTakenSide) {
-                s.sides.push_back(std::move(taken_sides_.at(taken++)));
+                if (!sides_whole) s.sides.push_back(std::move(taken_sides_.at(taken)));
+                ++taken;
                 ++side_index;
                 continue;
             }
@@ -768,7 +788,8 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
             add_kv(s.extra_keys, c);
         }
     }
-    if constexpr (std::is_same_v<Node, LiteNode>) taken_sides_.clear();
+    // Moved from or moved out: the next solid's sides start in a new vector.
+    if constexpr (std::is_same_v<Node, LiteNode>) std::vector<Side>().swap(taken_sides_);
 }
 
 template <class Tree, class Node>
@@ -879,6 +900,9 @@ bool TypedReader<Tree, Node>::take_side(const char*& p_io, const char* end, std:
     constexpr std::size_t kTabs = 3;
     // A key with its quotes, the space and the value's opening quote take at most 20 bytes.
     constexpr std::size_t kLineReach = 24 + plain::kReach;
+    // Room for as many sides as the solid before had (a box's six before any), and two more:
+    // read_solid keeps it as the solid's where the solid's id and editor make up the rest.
+    if (taken_sides_.capacity() == 0) taken_sides_.reserve(last_side_count_ + 2);
     Side& s = taken_sides_.emplace_back();
     s.origin = {kv::kNone, offset_base_ + at};
     const char* p = p_io;
