@@ -3,6 +3,10 @@
 // needs, read by a tokenizer that handles only what real VMFs hold. The typed reader runs over
 // either tree (TypedReader<Tree> in read.cpp), so the typed model is built by one piece of code.
 //
+// The typed reader may also read a block's body itself as the parser meets it (parse's
+// on_open: a solid's sides and editors, TypedReader::take_block), where it holds only what it
+// reads in the layout Hammer writes.
+//
 // The tokenizer gives up (returns false) wherever kv::Document::parse would do more than read
 // tokens: a warning (a quoted string spanning a CR, a key or value past Hammer's 1023 bytes),
 // an error of any kind, `"a" + "b"` concatenation, or an anonymous block. The caller then reads
@@ -94,9 +98,8 @@ public:
     // ancestors as for on_close, without the block): a kind other than 0 means the caller read
     // the block's body and its closing '}' from the text itself and left p past them; the
     // block is then a childless node whose taken() is that kind, and on_close is not called
-    // for it. The caller must only take a
-    // block whose body this parser would read without giving up, and must read it as it would
-    // read the nodes the parser would make.
+    // for it. The caller must only take a block whose body this parser would read without
+    // giving up, and must make of it what it would make of the nodes the parser would give.
     template <class OnClose, class OnOpen>
     bool parse(std::string_view open_block, bool close_at_end, OnClose&& on_close,
                OnOpen&& on_open);
