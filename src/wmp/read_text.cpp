@@ -38,8 +38,139 @@ Diagnostic under(Diagnostic d, std::string_view seg) {
     } while (0)
 
 // Largest count a text field can announce: every item needs at least two bytes.
+bool plausible_count(std::size_t size, std::size_t offset, std::uint64_t n) {
+    return n <= (size - offset) / 2 + 1;
+}
 bool plausible_count(const Lexer& lx, std::uint64_t n) {
-    return n <= (lx.text().size() - lx.offset()) / 2 + 1;
+    return plausible_count(lx.text().size(), lx.offset(), n);
+}
+
+// --- Runs (Lexer::Run) ---------------------------------------------------------------------
+// The hot records read in one run each: a reader gives the values the general readers below
+// give, or false for anything a run does not take (a comment, an odd spelling, a bad value),
+// having committed nothing; its caller then reads the record with the general reader, which
+// also makes the errors. Values are stored into the record as they are read: a caller that
+// falls back starts from a fresh record wherever the general reader does not overwrite them.
+
+using Run = Lexer::Run;
+
+[[gnu::always_inline]] inline bool run_vec3(Run& r, Vec3& v) {
+    double a[3];
+    if (!r.number(a[0]) || !r.number(a[1]) || !r.number(a[2])) return false;
+    v = {a[0], a[1], a[2]};
+    return true;
+}
+
+[[gnu::always_inline]] inline bool run_paren_vec3(Run& r, Vec3& v) {
+    return r.punct('(') && run_vec3(r, v) && r.punct(')');
+}
+
+[[gnu::always_inline]] inline bool run_tex_axis(Run& r, std::optional<TexAxis>& a) {
+    double v[4];
+    if (!r.punct('(') || !r.number(v[0]) || !r.number(v[1]) || !r.number(v[2]) || !r.number(v[3]) ||
+        !r.punct(')')) {
+        return false;
+    }
+    a = TexAxis{{v[0], v[1], v[2]}, v[3]};
+    return true;
+}
+
+[[gnu::always_inline]] inline bool run_tex_transform(Run& r, std::optional<TexTransform>& t) {
+    double v[5];
+    if (!r.number(v[0]) || !r.number(v[1]) || !r.number(v[2]) || !r.number(v[3]) ||
+        !r.number(v[4])) {
+        return false;
+    }
+    t = TexTransform{v[0], v[1], v[2], v[3], v[4]};
+    return true;
+}
+
+[[gnu::always_inline]] inline bool run_surface(Run& r, Face& f) {
+    std::string_view mat;
+    if (!r.punct(':') || !r.bits(f.flags) || !r.number(f.ambient) || !r.number(f.albedo) ||
+        !r.word(mat)) {
+        return false;
+    }
+    f.material = opt_string(mat);
+    return true;
+}
+
+// get_polygon_face in one run.
+bool run_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
+    Run r(lx);
+    std::uint32_t n;
+    if (!r.index(n) || !plausible_count(lx.text().size(), r.offset(), n)) return false;
+    f.indices.resize(n);
+    for (std::uint32_t& index : f.indices) {
+        if (!r.index(index) || index >= vertex_count) return false;
+    }
+    std::string_view tex;
+    if (!r.punct(':') || !r.word(tex)) return false;
+    std::size_t p = r.start();
+    if (p == std::string_view::npos) return false;
+    if (r.char_token(p, '[')) {
+        if (!r.take(p, p + 1)) return false;
+        f.uvs.reserve(n);  // one pair per vertex, as writers give them
+        for (;;) {
+            p = r.start();
+            if (p == std::string_view::npos) return false;
+            if (r.char_token(p, ']')) {
+                if (!r.take(p, p + 1)) return false;
+                break;
+            }
+            std::array<double, 2>& uv = f.uvs.emplace_back();
+            if (!r.number(uv[0]) || !r.number(uv[1])) return false;
+        }
+        p = r.start();
+        if (p == std::string_view::npos) return false;
+    }
+    if (r.char_token(p, '(') && (!run_tex_axis(r, f.t1) || !run_tex_axis(r, f.t2))) return false;
+    if ((!mm && !run_tex_transform(r, f.transform)) || !run_surface(r, f)) return false;
+    f.texture = tex;
+    r.commit();
+    return true;
+}
+
+// get_plane_face in one run.
+bool run_plane_face(Lexer& lx, Face& f) {
+    Run r(lx);
+    for (auto& p : f.plane_points) {
+        if (!run_paren_vec3(r, p)) return false;
+    }
+    std::string_view tex;
+    if (!r.word(tex) || !run_tex_transform(r, f.transform) || !run_surface(r, f)) return false;
+    f.texture = tex;
+    for (;;) {
+        const int ends = r.line_ends();
+        if (ends < 0) return false;
+        if (ends > 0) break;
+        std::string_view w;
+        if (!r.word(w)) return false;
+        if (f.a4_tail.empty()) f.a4_tail.reserve(3);
+        f.a4_tail.emplace_back(w);
+    }
+    r.commit();
+    return true;
+}
+
+// Three vectors, each in parentheses (object transforms), in one run.
+bool run_paren_transform(Lexer& lx, Transform& t) {
+    Run r(lx);
+    Vec3 a, b, c;
+    if (!run_paren_vec3(r, a) || !run_paren_vec3(r, b) || !run_paren_vec3(r, c)) return false;
+    t.position = a;
+    t.angles = b;
+    t.scale = c;
+    r.commit();
+    return true;
+}
+
+// As many of `n` vectors as a run takes, each committed as it is read; returns how many.
+std::uint32_t run_vec3s(Lexer& lx, Vec3* v, std::uint32_t n) {
+    Run r(lx);
+    std::uint32_t i = 0;
+    for (; i < n && run_vec3(r, v[i]); ++i) r.commit();
+    return i;
 }
 
 // The hot readers (geometry and object records) return bool and keep their error in the lexer
@@ -117,6 +248,8 @@ bool get_surface(Lexer& lx, Face& f) {
 // One polygon face: `n i1..in : TEX [uvs] [( t1 ) ( t2 )] [xoff yoff rot xs ys] : FLAGS amb alb
 // material`. `$$M` faces carry no placement controls (mm = true).
 bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
+    if (run_polygon_face(lx, f, vertex_count, mm)) return true;
+    f = Face{};
     std::uint32_t n;
     if (!get_count(lx, n, "face vertex count")) return false;
     f.indices.resize(n);
@@ -151,6 +284,8 @@ bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
 
 // A4: `( p ) ( p ) ( p ) TEX xoff yoff rot xs ys : FLAGS amb alb material t1 t2 t3`.
 bool get_plane_face(Lexer& lx, Face& f) {
+    if (run_plane_face(lx, f)) return true;
+    f = Face{};
     for (auto& p : f.plane_points) {
         if (!get_paren_vec3(lx, p, "plane point")) return false;
     }
@@ -200,6 +335,8 @@ bool get_block_body(Lexer& lx, Block& b, bool mm) {
     }
     b.vertices.resize(nv);
     for (std::uint32_t i = 0; i < nv; ++i) {
+        i += run_vec3s(lx, b.vertices.data() + i, nv - i);
+        if (i == nv) break;
         if (!get_vec3(lx, b.vertices[i], "vertex coordinate")) {
             return lx.fail_under("vertex[" + std::to_string(i) + "]");
         }
@@ -326,9 +463,10 @@ struct PendingObject {
 };
 
 bool get_object_record(Lexer& lx, Object& o, PendingObject& pend) {
-    if (!get_paren_vec3(lx, o.transform.position, "object position") ||
-        !get_paren_vec3(lx, o.transform.angles, "object angles") ||
-        !get_paren_vec3(lx, o.transform.scale, "object scale")) {
+    if (!run_paren_transform(lx, o.transform) &&
+        (!get_paren_vec3(lx, o.transform.position, "object position") ||
+         !get_paren_vec3(lx, o.transform.angles, "object angles") ||
+         !get_paren_vec3(lx, o.transform.scale, "object scale"))) {
         return false;
     }
     while (!lx.next_is('}')) {
@@ -757,9 +895,14 @@ Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
 namespace {
 
 Result<void> read_mm_transform(Lexer& lx, Transform& t, bool has_scale) {
-    if (!get_vec3(lx, t.position, "position") || !get_vec3(lx, t.angles, "angles") ||
-        (has_scale && !get_vec3(lx, t.scale, "scale"))) {
-        return lx.take_error();
+    static constexpr std::string_view kFields[] = {"position", "angles", "scale"};
+    Vec3* const dst[] = {&t.position, &t.angles, &t.scale};
+    const std::uint32_t n = has_scale ? 3 : 2;
+    Vec3 v[3];
+    std::uint32_t i = run_vec3s(lx, v, n);
+    for (std::uint32_t k = 0; k < i; ++k) *dst[k] = v[k];
+    for (; i < n; ++i) {
+        if (!get_vec3(lx, *dst[i], kFields[i])) return lx.take_error();
     }
     return {};
 }

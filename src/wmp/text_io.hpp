@@ -187,10 +187,150 @@ public:
     bool fail_bits(std::string_view field);
     bool fail_word(std::string_view field);
 
+    // A run of plain tokens for the hot records (a whole face, a vertex list, an object's
+    // transform), read with the position and token count held here instead of in the lexer:
+    // each reader takes exactly what the lexer's fast path of the same kind takes (a token with
+    // no comment before it, spelled plainly, ending at a break) and gives the same value; for
+    // anything else it returns false and the caller declines the whole record, which the
+    // general path then reads from where the last commit() left the lexer. Nothing reaches the
+    // lexer but through commit(). A run reads only tokens that start before the text's last
+    // break, so that every scan ends at a byte it has checked, without a bound per byte.
+    class Run {
+    public:
+        explicit Run(Lexer& lx)
+            : lx_(lx),
+              s_(lx.text_.data()),
+              begins_(lx.begins_),
+              ends_(lx.ends_),
+              pos_(lx.pos_),
+              count_(lx.count_),
+              // A peeked token would be skipped: a run then takes nothing. Tokens start at
+              // distinct bytes, so a run that stops as many bytes on as the layout has room
+              // for tokens never fills it.
+              stop_(lx.have_peek_ ? 0 : std::min(lx.run_stop_, pos_ + (lx.capacity_ - count_))) {}
+        // Makes the tokens read so far consumed.
+        void commit() {
+            lx_.pos_ = pos_;
+            lx_.count_ = count_;
+        }
+        std::size_t offset() const { return pos_; }
+
+        // Where the next token starts if a run may read it (see above), else npos. The blanks
+        // skipped from before stop_ end before it (see run_stop_).
+        [[gnu::always_inline]] std::size_t start() const {
+            std::size_t p = pos_;
+            if (p >= stop_) return std::string_view::npos;
+            while (cls(s_[p]) & kSpace) ++p;
+            if (cls(s_[p]) & kComment) return std::string_view::npos;
+            return p;
+        }
+        // Whether the token at p (from start()) is the single-byte token c, as char_token_at.
+        [[gnu::always_inline]] bool char_token(std::size_t p, char c) const {
+            return s_[p] == c && ((cls(c) & kBreak) || (cls(s_[p + 1]) & kBreak));
+        }
+        // Consumes [b, e) as the next token (true, for chaining).
+        [[gnu::always_inline]] bool take(std::size_t b, std::size_t e) {
+            begins_[count_] = static_cast<std::uint32_t>(b);
+            ends_[count_] = static_cast<std::uint32_t>(e);
+            ++count_;
+            pos_ = e;
+            return true;
+        }
+
+        // `c` a single-byte token that is not '<' (get_punct).
+        [[gnu::always_inline]] bool punct(char c) {
+            const std::size_t p = start();
+            return p != std::string_view::npos && char_token(p, c) && take(p, p + 1);
+        }
+        // fast_number's spellings.
+        [[gnu::always_inline]] bool number(double& out) {
+            const std::size_t p = start();
+            if (p == std::string_view::npos) return false;
+            const bool neg = s_[p] == '-';
+            std::uint64_t m = 0;
+            std::size_t i = digits(p + neg, m);
+            std::size_t total = i - p - neg, frac = 0;
+            if (s_[i] == '.') {
+                const std::size_t e = digits(i + 1, m);
+                frac = e - (i + 1);
+                total += frac;
+                i = e;
+            }
+            if (total == 0 || total > 15 || !(cls(s_[i]) & kBreak)) return false;
+            const double v = frac ? static_cast<double>(static_cast<std::int64_t>(m)) / kPow10[frac]
+                                  : static_cast<double>(static_cast<std::int64_t>(m));
+            out = neg ? -v : v;
+            return take(p, i);
+        }
+        // fast_index's spellings.
+        [[gnu::always_inline]] bool index(std::uint32_t& out) {
+            const std::size_t p = start();
+            if (p == std::string_view::npos) return false;
+            std::uint64_t m = 0;
+            const std::size_t e = digits(p, m);
+            if (e == p || e - p > 9 || !(cls(s_[e]) & kBreak)) return false;
+            out = static_cast<std::uint32_t>(m);
+            return take(p, e);
+        }
+        // take_bits' spellings: up to 32 binary digits.
+        [[gnu::always_inline]] bool bits(std::uint32_t& out) {
+            const std::size_t p = start();
+            if (p == std::string_view::npos) return false;
+            std::size_t i = p;
+            std::uint32_t v = 0;
+            for (unsigned d; (d = static_cast<unsigned char>(s_[i]) - 48u) < 2 && i - p < 33; ++i)
+                v = (v << 1) | d;
+            if (i == p || i - p > 32 || !(cls(s_[i]) & kBreak)) return false;
+            out = v;
+            return take(p, i);
+        }
+        // next_word's tokens: a word, not punctuation or an angle token.
+        [[gnu::always_inline]] bool word(std::string_view& out) {
+            const std::size_t p = start();
+            if (p == std::string_view::npos || (cls(s_[p]) & kBreak) ||
+                (lx_.cfg_.angle_strings && s_[p] == '<')) {
+                return false;
+            }
+            std::size_t e = p + 1;
+            while (!(cls(s_[e]) & kBreak)) ++e;
+            out = std::string_view(s_ + p, e - p);
+            return take(p, e);
+        }
+        // next_on_new_line() for a run: 1 if a line break or the end of the text comes before
+        // the next token, 0 if a token follows on this line, -1 if a comment may (the caller
+        // declines).
+        [[gnu::always_inline]] int line_ends() const {
+            const std::size_t n = lx_.text_.size();
+            std::size_t p = pos_;
+            while (p < n && (s_[p] == ' ' || s_[p] == '\t')) ++p;
+            if (p >= n || s_[p] == '\r' || s_[p] == '\n') return 1;
+            return (cls(s_[p]) & kComment) ? -1 : 0;
+        }
+
+    private:
+        std::uint8_t cls(char c) const { return lx_.class_[static_cast<unsigned char>(c)]; }
+        // The digits at s_[i..] appended to m; a break at or after them ends them.
+        [[gnu::always_inline]] std::size_t digits(std::size_t i, std::uint64_t& m) const {
+            std::uint64_t v = m;
+            for (unsigned d; (d = static_cast<unsigned char>(s_[i]) - 48u) < 10; ++i)
+                v = v * 10 + d;
+            m = v;
+            return i;
+        }
+
+        Lexer& lx_;
+        const char* s_;
+        std::uint32_t* begins_;
+        std::uint32_t* ends_;
+        std::size_t pos_, count_, stop_;
+    };
+
 private:
     // Per byte value: kSpace (blank or line break), kBreak (ends a word: spaces and
     // punctuation), kComment (may start a comment).
     static constexpr std::uint8_t kSpace = 1, kBreak = 2, kComment = 4;
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 
     std::uint8_t cls(char c) const { return class_[static_cast<unsigned char>(c)]; }
     std::size_t skip_spaces(std::size_t p) const {
@@ -253,8 +393,6 @@ private:
     // and consumed in one pass, giving exactly what the general parsers give for it; for
     // anything else they return false without consuming, and the general path decides.
     [[gnu::always_inline]] bool fast_number(double& out) {
-        static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                            1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
         const std::size_t p = plain_token_start();
         if (p == std::string_view::npos) return false;
         const char* s = text_.data();
@@ -324,6 +462,10 @@ private:
     // before such a stop meets a byte that ends it before the end of the text, so the hot loops
     // need no bounds checks.
     std::size_t space_stop_ = 0, digit_stop_ = 0, break_stop_ = 0;
+    // Where runs stop: blanks skipped from before it end at a byte that is not a blank, with a
+    // break at or after it (break_stop_ less the blanks before it; at most space_stop_); 0 (no
+    // runs) if a sign or a decimal point would end a word.
+    std::size_t run_stop_ = 0;
     std::array<std::uint8_t, 256> class_{};
     Diagnostic error_;
 };

@@ -652,6 +652,232 @@ TEST(WmpText, RandomSpellingsReadAlikeOnBothPaths) {
     }
 }
 
+// Whole records (faces of every dialect, vertex lists, object and `$$M` transforms) are read in
+// one run of plain tokens where they can be, and by the token readers otherwise. The same
+// records, spelled at random (odd tokens, separators, lengths that cross the layout's growth),
+// are read once where the runs take them and once where only the general paths can (a comment
+// before each token): values, errors and bytes must agree.
+TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
+    std::mt19937 rng(20250301);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    auto digits = [&](std::size_t n) {
+        std::string d;
+        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + pick(10));
+        return d;
+    };
+    auto odd = [&](int in) { return pick(static_cast<std::size_t>(in)) == 0; };
+    // Odd tokens (that no run takes, or that no reader takes) in half of the rounds.
+    bool odd_round = false;
+    auto bad = [&] { return odd_round && odd(150); };
+    auto number = [&] {
+        static const char* kOdd[] = {"nan", "-",   ".", "1e5", "0x1", "--1",  "5//c",
+                                     "'1'", "1,5", "(", ":",   "x",   "1.5.2"};
+        if (bad()) return std::string(kOdd[pick(std::size(kOdd))]);
+        std::string t = pick(4) == 0 ? "-" : (bad() ? "+" : "");
+        t += digits(pick(8) == 0 ? pick(17) : 1 + pick(4));
+        if (pick(2)) t += "." + digits(pick(8) == 0 ? pick(17) : pick(7));
+        if (t.empty() || t == "-" || t == "+") t += digits(1);
+        return t;
+    };
+    auto word = [&] {
+        static const char* kOdd[] = {"<a b>", "a//b", "/x", "<c>", "(", ":", "[", "]"};
+        if (bad()) return std::string(kOdd[pick(std::size(kOdd))]);
+        static const char* kWords[] = {"ndef", "stone", "03___Default", "a:b", "x-y.z", "0000"};
+        return std::string(kWords[pick(std::size(kWords))]);
+    };
+    auto flags = [&] {
+        static const char* kOdd[] = {"'0101'", "0102", "0b1", "1.0", "x"};
+        if (bad()) return std::string(kOdd[pick(std::size(kOdd))]);
+        std::string f;
+        for (std::size_t i = 0, n = 1 + pick(odd(20) ? 34 : 8); i < n; ++i)
+            f += pick(2) ? '1' : '0';
+        return f;
+    };
+    // Tokens of a record. Before each comes a gap: blanks (random unless `gap` says) where the
+    // runs may read, a comment line where only the general paths can. A4 tail words keep their
+    // gap both ways (a comment would end their line), and the token after them starts a line.
+    struct Tok {
+        std::string text;
+        std::string gap;
+        bool tail = false;
+    };
+    auto gap = [&] {
+        static const char* kGaps[] = {" ", " ", " ", "  ", "\t", "   ", "\n\t\t", "\r\n\t"};
+        return std::string(bad() ? " // note\r\n\t" : kGaps[pick(std::size(kGaps))]);
+    };
+    auto spell = [&](const std::vector<Tok>& toks, bool general) {
+        std::string s;
+        for (const Tok& t : toks) {
+            s += t.tail ? t.gap : general ? "\n// c\n\t" : t.gap.empty() ? gap() : t.gap;
+            s += t.text;
+        }
+        return s;
+    };
+    auto nums = [&](std::vector<Tok>& t, int n) {
+        for (int i = 0; i < n; ++i) t.push_back({number()});
+    };
+    auto paren = [&](std::vector<Tok>& t, int n) {
+        t.push_back({bad() ? "[" : "("});
+        nums(t, n);
+        t.push_back({bad() ? "]" : ")"});
+    };
+    auto index = [&](std::size_t vertices) {
+        if (bad()) {
+            static const char* kOdd[] = {"+1", "-0", "9", "1e0", "x", "4294967296", "0000000002"};
+            return std::string(kOdd[pick(std::size(kOdd))]);
+        }
+        return std::to_string(pick(vertices));
+    };
+    // One face of a dialect; `$$M` faces may have texture coordinates.
+    auto face = [&](std::vector<Tok>& t, char dialect, std::size_t vertices) {
+        if (dialect == '4') {
+            const std::size_t first = t.size();
+            for (int k = 0; k < 3; ++k) paren(t, 3);
+            t[first].gap = "\n\t";
+            t.push_back({word()});
+            nums(t, 5);
+        } else {
+            const std::size_t n = odd(10) ? 3 + pick(300) : 3 + pick(3);
+            t.push_back({bad() ? index(vertices) : std::to_string(n)});
+            for (std::size_t k = 0; k < n; ++k) t.push_back({index(vertices)});
+            t.push_back({bad() ? word() : ":"});
+            t.push_back({word()});
+            if (dialect == 'm' && pick(2)) {
+                t.push_back({"["});
+                nums(t, 2 * static_cast<int>(odd(20) ? 1 + pick(3) : n));  // "[ ]" is not kept
+                t.push_back({"]"});
+            }
+            if (dialect != '5' && (dialect == 'm' || !odd(20))) {
+                paren(t, 4);
+                paren(t, 4);
+            }
+            if (dialect != 'm') nums(t, 5);
+        }
+        t.push_back({bad() ? word() : ":"});
+        t.push_back({flags()});
+        nums(t, 2);
+        t.push_back({word()});
+        if (dialect == '4') {
+            for (std::size_t k = 0, n = odd(10) ? pick(5) : 3; k < n; ++k) {
+                static const char* kTailGaps[] = {" ",    " ",      " ",  "\t",       "  ",
+                                                  "\n\t", "\r\n\t", "\r", " // x\n\t"};
+                t.push_back({word(), kTailGaps[pick(std::size(kTailGaps))], true});
+            }
+        }
+    };
+    for (int round = 0; round < 3000; ++round) {
+        odd_round = round % 2 != 0;
+        const char dialect = "456m"[pick(4)];
+        const std::size_t nv = 1 + pick(odd(10) ? 200 : 8);
+        const std::size_t nf = 1 + pick(3);
+        std::vector<Tok> body;
+        if (dialect != '4') {
+            body.push_back({"vertices"});
+            body.push_back({std::to_string(nv)});
+            body.push_back({"faces"});
+            body.push_back({std::to_string(nf)});
+            nums(body, 3 * static_cast<int>(nv));
+        }
+        for (std::size_t f = 0; f < nf; ++f) face(body, dialect, nv);
+        std::vector<Tok> trailer = {{"{", "\n\t"}, {flags()}, {"ndef"}, {"0"}, {"}"}};
+        if (dialect == '4') trailer.erase(trailer.begin() + 3);
+        std::vector<Tok> object;
+        for (int k = 0; k < 3; ++k) paren(object, 3);
+        object.push_back({"block"});
+        object.push_back({"0"});
+        std::vector<Tok> light;
+        nums(light, 10);
+        light.push_back({flags()});
+        std::string texts[2];
+        for (int general = 0; general < 2; ++general) {
+            const bool g = general != 0;
+            std::string& s = texts[general];
+            if (dialect == 'm') {
+                s = std::string("// banner\n\nversion 711\n\n{ //level\n\t0\n\tb.$$w\n") +
+                    "\tpalette.pcx\n\t{   // 0\n" + spell(body, g) + spell(trailer, g) +
+                    "\n\t}\n}\n{ //light\n\t2" + spell(light, g) + "\n}\n";
+            } else {
+                s = std::string("// WMP2\n// ACKWED V 5.0\n// Created 1.1.2002\n\n") +
+                    (dialect == '4'   ? ""
+                     : dialect == '5' ? "version 510\n\n"
+                                      : "version 710\n\n") +
+                    "blocks 1\nentities 0\nobjects 1\n\nblock 0 {" + spell(body, g) +
+                    spell(trailer, g) + "\n}\n\nobject 0 {" + spell(object, g) + "\n}";
+                if (pick(2)) s += "\n";  // a text may end right after its last token
+            }
+        }
+        auto read = [&](const std::string& s) {
+            return dialect == 'm' ? read_mm(text(s)) : read_wmp2(text(s));
+        };
+        auto fast = read(texts[0]);
+        auto slow = read(texts[1]);
+        ASSERT_EQ(fast.ok(), slow.ok()) << texts[0] << "\n---\n" << texts[1];
+        if (!fast.ok()) {
+            EXPECT_EQ(fast.error().code, slow.error().code) << texts[0];
+            EXPECT_EQ(fast.error().path, slow.error().path) << texts[0];
+            continue;
+        }
+        auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+        auto same3 = [&](const Vec3& a, const Vec3& b) {
+            return same(a.x, b.x) && same(a.y, b.y) && same(a.z, b.z);
+        };
+        auto same_axis = [&](const std::optional<TexAxis>& a, const std::optional<TexAxis>& b) {
+            return a.has_value() == b.has_value() &&
+                   (!a || (same3(a->axis, b->axis) && same(a->offset, b->offset)));
+        };
+        const Block& a = fast->blocks.at(0);
+        const Block& b = slow->blocks.at(0);
+        ASSERT_EQ(a.vertices.size(), b.vertices.size());
+        for (std::size_t i = 0; i < a.vertices.size(); ++i) {
+            EXPECT_TRUE(same3(a.vertices[i], b.vertices[i])) << texts[0];
+        }
+        ASSERT_EQ(a.faces.size(), b.faces.size());
+        for (std::size_t i = 0; i < a.faces.size(); ++i) {
+            const Face& x = a.faces[i];
+            const Face& y = b.faces[i];
+            EXPECT_EQ(x.indices, y.indices) << texts[0];
+            for (int k = 0; k < 3; ++k) EXPECT_TRUE(same3(x.plane_points[k], y.plane_points[k]));
+            EXPECT_EQ(x.texture, y.texture);
+            EXPECT_TRUE(same_axis(x.t1, y.t1) && same_axis(x.t2, y.t2)) << texts[0];
+            ASSERT_EQ(x.transform.has_value(), y.transform.has_value());
+            if (x.transform) {
+                const TexTransform& p = *x.transform;
+                const TexTransform& q = *y.transform;
+                EXPECT_TRUE(same(p.offset_x, q.offset_x) && same(p.offset_y, q.offset_y) &&
+                            same(p.rotation, q.rotation) && same(p.scale_x, q.scale_x) &&
+                            same(p.scale_y, q.scale_y))
+                    << texts[0];
+            }
+            EXPECT_EQ(x.flags, y.flags);
+            EXPECT_TRUE(same(x.ambient, y.ambient) && same(x.albedo, y.albedo)) << texts[0];
+            EXPECT_EQ(x.material, y.material);
+            ASSERT_EQ(x.uvs.size(), y.uvs.size());
+            for (std::size_t k = 0; k < x.uvs.size(); ++k) {
+                EXPECT_TRUE(same(x.uvs[k][0], y.uvs[k][0]) && same(x.uvs[k][1], y.uvs[k][1]));
+            }
+            EXPECT_EQ(x.a4_tail, y.a4_tail) << texts[0];
+        }
+        ASSERT_EQ(fast->objects.size(), slow->objects.size());
+        for (std::size_t i = 0; i < fast->objects.size(); ++i) {
+            const Transform& p = fast->objects[i].transform;
+            const Transform& q = slow->objects[i].transform;
+            EXPECT_TRUE(same3(p.position, q.position) && same3(p.angles, q.angles) &&
+                        same3(p.scale, q.scale))
+                << texts[0];
+        }
+        ASSERT_EQ(fast->lights.size(), slow->lights.size());
+        for (std::size_t i = 0; i < fast->lights.size(); ++i) {
+            const Light& p = fast->lights[i];
+            const Light& q = slow->lights[i];
+            EXPECT_TRUE(same(p.color.r, q.color.r) && same(p.color.b, q.color.b) &&
+                        same(p.range, q.range) && p.flags == q.flags)
+                << texts[0];
+        }
+        EXPECT_EQ(write_str(*fast), texts[0]);
+        EXPECT_EQ(write_str(*slow), texts[1]);
+    }
+}
+
 // Token positions are 32-bit: a text of 4 GiB or more is refused up front (a sparse file, so
 // the test needs no memory or disk).
 TEST(WmpText, TextsOf4GiBOrMoreAreRefused) {
