@@ -77,12 +77,11 @@ Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout& layout)
         while (run_stop_ > 0 && (cls(text[run_stop_ - 1]) & kSpace)) --run_stop_;
     }
     // Tokens are at least one byte and mostly separated by one: a guess that saves the arrays
-    // most of their regrowth.
-    capacity_ = text.size() / 4 + 16;
-    layout_.token_begin.resize(capacity_);
-    layout_.token_end.resize(capacity_);
-    begins_ = layout_.token_begin.data();
-    ends_ = layout_.token_end.data();
+    // most of their regrowth. The arrays are sized (zeroed) a piece at a time as tokens come:
+    // zeroing all of the guess first took a tenth of the read.
+    layout_.token_begin.reserve(text.size() / 4 + 16);
+    layout_.token_end.reserve(text.size() / 4 + 16);
+    grow();
 }
 
 void Lexer::finish() {
@@ -94,12 +93,21 @@ void Lexer::finish() {
 }
 
 void Lexer::grow() {
-    // Every token holds at least one byte of the text, so the count stays below its size.
-    capacity_ = capacity_ * 2 + 16;
+    // Every token holds at least one byte of the text, so the count stays below its size. A
+    // piece of 1 KiB an array is zeroed just before it is written; past the reserve the vectors
+    // reallocate by doubling.
+    capacity_ += 256;
     layout_.token_begin.resize(capacity_);
     layout_.token_end.resize(capacity_);
     begins_ = layout_.token_begin.data();
     ends_ = layout_.token_end.data();
+}
+
+std::size_t Lexer::room_for_run(std::size_t pos, std::size_t count) {
+    // A run's stop counts a token a byte, and tokens take four or five: mostly it only moves
+    // on, and the layout grows when it is nearly full.
+    if (capacity_ - count < 64) grow();
+    return std::min(run_stop_, pos + (capacity_ - count));
 }
 
 void Lexer::scan() {

@@ -217,9 +217,17 @@ public:
 
         // Where the next token starts if a run may read it (see above), else npos. The blanks
         // skipped from before stop_ end before it (see run_stop_).
-        [[gnu::always_inline]] std::size_t start() const {
+        [[gnu::always_inline]] std::size_t start() {
             std::size_t p = pos_;
-            if (p >= stop_) return std::string_view::npos;
+            if (p >= stop_) [[unlikely]] {
+                // More room in the layout when that is what ends the run. The lexer does the
+                // work, so that the run's fields need not live in memory.
+                if (lx_.have_peek_ || stop_ >= lx_.run_stop_) return std::string_view::npos;
+                stop_ = lx_.room_for_run(pos_, count_);
+                begins_ = lx_.begins_;
+                ends_ = lx_.ends_;
+                if (p >= stop_) return std::string_view::npos;
+            }
             while (cls(s_[p]) & kSpace) ++p;
             if (cls(s_[p]) & kComment) return std::string_view::npos;
             return p;
@@ -374,6 +382,10 @@ private:
     }
     void record(const Token& t) { record(t.offset, t.offset + t.text.size()); }
     void grow();
+    // Room for a run at `pos` that has read up to token `count`, growing the layout if need be
+    // (the tokens since its last commit are kept: they are below the old size); returns the
+    // run's new stop.
+    std::size_t room_for_run(std::size_t pos, std::size_t count);
     void scan();
 
     bool take_integer(std::int64_t& out);
@@ -453,7 +465,8 @@ private:
     bool have_peek_ = false;
     Token peek_;
     std::size_t peek_end_ = 0;
-    // The layout arrays, written in place (layout_'s vectors are sized to capacity_).
+    // The layout arrays, written in place: layout_'s vectors are sized to capacity_, which
+    // grows a piece at a time within the room reserved for them (see grow()).
     std::uint32_t* begins_ = nullptr;
     std::uint32_t* ends_ = nullptr;
     std::size_t count_ = 0, capacity_ = 0;
