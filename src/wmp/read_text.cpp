@@ -170,6 +170,24 @@ bool run_paren_transform(Lexer& lx, Transform& t) {
     return true;
 }
 
+// A line of numbers (skills), appended to `out`: a number, then more until a line break or the
+// end of the text, as the loops of the general readers read them. False, with nothing appended
+// or committed, for anything a run does not take.
+bool run_line_numbers(Lexer& lx, std::vector<double>& out) {
+    Run r(lx);
+    const std::size_t old = out.size();
+    for (int ends = 0; ends == 0;) {
+        double v;
+        if (!r.number(v) || (ends = r.line_ends()) < 0) {
+            out.resize(old);
+            return false;
+        }
+        out.push_back(v);
+    }
+    r.commit();
+    return true;
+}
+
 // As many of `n` vectors as a run takes, each committed as it is read; returns how many.
 std::uint32_t run_vec3s(Lexer& lx, Vec3* v, std::uint32_t n) {
     Run r(lx);
@@ -390,9 +408,11 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
     m.action = opt_string(action);
     // Skills fill one line (8 or 20 values); the flags start the next.
     m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
-    do {
-        if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
-    } while (!lx.next_on_new_line());
+    if (!run_line_numbers(lx, m.skills)) {
+        do {
+            if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
+        } while (!lx.next_on_new_line());
+    }
     m.text_quoted_flags = lx.peek().text.starts_with("'");
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
@@ -418,11 +438,15 @@ Result<void> read_model_record(Lexer& lx, Model& m) {
 Result<void> read_node_skills(Lexer& lx, std::uint32_t n, Path& p) {
     p.skills_per_node = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-        std::uint32_t k = 0;
-        do {
-            if (!lx.get_number(p.node_skills.emplace_back(), "node skill")) return lx.take_error();
-            ++k;
-        } while (!lx.next_on_new_line());
+        const std::size_t before = p.node_skills.size();
+        if (!run_line_numbers(lx, p.node_skills)) {
+            do {
+                if (!lx.get_number(p.node_skills.emplace_back(), "node skill")) {
+                    return lx.take_error();
+                }
+            } while (!lx.next_on_new_line());
+        }
+        const auto k = static_cast<std::uint32_t>(p.node_skills.size() - before);
         if (i == 0) p.skills_per_node = k;
         if (k != p.skills_per_node) {
             return lx.error(lx.peek(), "wmp.bad-count",
@@ -920,9 +944,11 @@ Result<void> read_mm_model(Lexer& lx, Model& m, Transform& t) {
     LK_TRY_ASSIGN(std::string action, read_line_field(lx, "action"));
     m.action = opt_string(action);
     m.skills.reserve(8);  // WED writes 8 skills, or 20 (WED 7+)
-    do {
-        if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
-    } while (!lx.next_on_new_line());
+    if (!run_line_numbers(lx, m.skills)) {
+        do {
+            if (!lx.get_number(m.skills.emplace_back(), "skill")) return lx.take_error();
+        } while (!lx.next_on_new_line());
+    }
     LK_TRY_ASSIGN(m.flags, lx.bits("entity flags"));
     LK_TRY_ASSIGN(m.ambient, lx.number("ambient"));
     if (lx.next_is("}")) return {};

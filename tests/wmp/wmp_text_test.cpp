@@ -788,6 +788,23 @@ TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
         std::vector<Tok> light;
         nums(light, 10);
         light.push_back({flags()});
+        // Lines of skills (models, path nodes) end at their line break, so both ways keep their
+        // blanks; a comment at the end of the line makes the run decline there.
+        auto skills = [&](std::size_t n) {
+            std::string line[2];
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::string v = number();
+                const char* sep = k == 0 ? "\n\t" : pick(4) == 0 ? "\t" : " ";
+                for (auto& l : line) l += sep + v;
+            }
+            line[1] += " // c";
+            return std::pair{line[0], line[1]};
+        };
+        const std::size_t nskills = odd(10) ? 1 + pick(30) : 8;
+        const auto model_skills = skills(nskills);
+        const auto node1 = skills(odd(20) ? 1 + pick(8) : 6), node2 = skills(odd(20) ? 1 + pick(8) : 6);
+        std::vector<Tok> model;
+        nums(model, 9);
         std::string texts[2];
         for (int general = 0; general < 2; ++general) {
             const bool g = general != 0;
@@ -795,14 +812,21 @@ TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
             if (dialect == 'm') {
                 s = std::string("// banner\n\nversion 711\n\n{ //level\n\t0\n\tb.$$w\n") +
                     "\tpalette.pcx\n\t{   // 0\n" + spell(body, g) + spell(trailer, g) +
-                    "\n\t}\n}\n{ //light\n\t2" + spell(light, g) + "\n}\n";
+                    "\n\t}\n}\n{ //light\n\t2" + spell(light, g) + "\n}\n{ //model\n\t7" +
+                    spell(model, g) + "\n\tguard.mdl\n\tguard_001\n\tndef" +
+                    (g ? model_skills.second : model_skills.first) +
+                    "\n\t0000\n\t0\n}\n{ //path\n\t6\n\tpath_001\n\t2\n\t8\n\t0 0 0\n\t1 0 0" +
+                    (g ? node1.second + node2.second : node1.first + node2.first) +
+                    "\n\t1 2 100 0 0 0\n}\n";
             } else {
                 s = std::string("// WMP2\n// ACKWED V 5.0\n// Created 1.1.2002\n\n") +
                     (dialect == '4'   ? ""
                      : dialect == '5' ? "version 510\n\n"
                                       : "version 710\n\n") +
                     "blocks 1\nentities 0\nobjects 1\n\nblock 0 {" + spell(body, g) +
-                    spell(trailer, g) + "\n}\n\nobject 0 {" + spell(object, g) + "\n}";
+                    spell(trailer, g) + "\n}\n\nmodel 0 {\n\t1 1 1\n\t<a.mdl>\n\tname\n\tndef" +
+                    (g ? model_skills.second : model_skills.first) +
+                    "\n\t0000\n\t0\n}\n\nobject 0 {" + spell(object, g) + "\n}";
                 if (pick(2)) s += "\n";  // a text may end right after its last token
             }
         }
@@ -864,6 +888,23 @@ TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
             EXPECT_TRUE(same3(p.position, q.position) && same3(p.angles, q.angles) &&
                         same3(p.scale, q.scale))
                 << texts[0];
+        }
+        ASSERT_EQ(fast->models.size(), slow->models.size());
+        for (std::size_t i = 0; i < fast->models.size(); ++i) {
+            const auto& p = fast->models[i].skills;
+            const auto& q = slow->models[i].skills;
+            ASSERT_EQ(p.size(), q.size()) << texts[0];
+            for (std::size_t k = 0; k < p.size(); ++k) EXPECT_TRUE(same(p[k], q[k])) << texts[0];
+        }
+        ASSERT_EQ(fast->paths.size(), slow->paths.size());
+        for (std::size_t i = 0; i < fast->paths.size(); ++i) {
+            const Path& p = fast->paths[i];
+            const Path& q = slow->paths[i];
+            ASSERT_EQ(p.node_skills.size(), q.node_skills.size()) << texts[0];
+            EXPECT_EQ(p.skills_per_node, q.skills_per_node);
+            for (std::size_t k = 0; k < p.node_skills.size(); ++k) {
+                EXPECT_TRUE(same(p.node_skills[k], q.node_skills[k])) << texts[0];
+            }
         }
         ASSERT_EQ(fast->lights.size(), slow->lights.size());
         for (std::size_t i = 0; i < fast->lights.size(); ++i) {
