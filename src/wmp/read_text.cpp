@@ -126,6 +126,7 @@ bool run_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
             std::array<double, 2>& uv = f.uvs.emplace_back();
             if (!r.number(uv[0]) || !r.number(uv[1])) return false;
         }
+        f.empty_uv_list = f.uvs.empty();
         p = r.start();
         if (p == std::string_view::npos) return false;
     }
@@ -294,6 +295,7 @@ bool get_polygon_face(Lexer& lx, Face& f, std::size_t vertex_count, bool mm) {
             std::array<double, 2>& uv = f.uvs.emplace_back();
             if (lx.take_numbers(uv.data(), 2) != 2) return lx.fail_number("texture coordinate");
         }
+        f.empty_uv_list = f.uvs.empty();
     }
     if (lx.next_is('(')) {
         if (!get_tex_axis(lx, f.t1, "texture vector t1") ||

@@ -941,6 +941,7 @@ Result<void> Reader::face_record(const Chunk& c, Block& b, std::uint32_t& last,
                 LK_TRY(need_size(ch, 4 + std::size_t{n} * 16, "uv list", fp + "/uv"));
                 f.uvs.resize(n);
                 for (auto& uv : f.uvs) uv = {br.f64("u"), br.f64("v")};
+                f.empty_uv_list = n == 0;
                 break;
             }
             case 2: {
@@ -1375,7 +1376,7 @@ void Writer::face_record(const Face& f, std::uint32_t index) {
     Mixer m(*this, f.wmpb_chunks);
     m.known();
     string(3, f.texture);
-    if (!f.uvs.empty()) {
+    if (!f.uvs.empty() || f.empty_uv_list) {
         m.known();
         const std::size_t c = open(7, 2);
         w_.u32(static_cast<std::uint32_t>(f.uvs.size()));

@@ -89,7 +89,7 @@ struct TextWriter {
         }
         e.word(" ", ":");
         e.word(" ", f.texture);
-        if (!f.uvs.empty()) {
+        if (!f.uvs.empty() || f.empty_uv_list) {
             e.word(" ", "[");
             for (const auto& uv : f.uvs) {
                 num(" ", uv[0]);

@@ -48,6 +48,7 @@ struct Compare {
             return fail(p + "/transform");
         }
         if (a.uvs.size() != b.uvs.size()) return fail(p + "/uvs");
+        if (a.empty_uv_list != b.empty_uv_list) return fail(p + "/empty_uv_list");
         for (std::size_t i = 0; i < a.uvs.size(); ++i) {
             if (!num(a.uvs[i][0], b.uvs[i][0]) || !num(a.uvs[i][1], b.uvs[i][1])) {
                 return fail(p + "/uvs");

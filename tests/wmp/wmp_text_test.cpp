@@ -440,6 +440,28 @@ TEST(WmpMM, RecordsAndBlocks) {
     EXPECT_EQ(write_str(lv.value()), kMM);
 }
 
+// An empty texture-coordinate list `[ ]` is a list, not its absence: it was read as no list and
+// written back without the brackets (found by comparing the fast and general face readers).
+TEST(WmpMM, EmptyUvListIsKept) {
+    std::string mm(kMM);
+    const std::string uvs = "[ 0 0 1 0 1 1 ]";
+    const std::size_t at = mm.find(uvs);
+    ASSERT_NE(at, std::string::npos);
+    mm.replace(at, uvs.size(), "[ ]");
+    auto lv = read_mm(text(mm));
+    ASSERT_TRUE(lv.ok()) << lv.error().to_string();
+    const Face& f = lv->blocks[0].faces[1];
+    EXPECT_TRUE(f.uvs.empty());
+    EXPECT_TRUE(f.empty_uv_list);
+    EXPECT_FALSE(lv->blocks[0].faces[0].empty_uv_list);
+    EXPECT_EQ(write_str(lv.value()), mm);
+    // Written anew (the face edited), the list is still there.
+    Level edited = lv.value();
+    edited.blocks[0].faces[1].flags = 1;
+    const std::string again = write_str(edited);
+    EXPECT_NE(again.find(": stone [ ] ("), std::string::npos) << again;
+}
+
 // `ndef` entity string lines after the last string are kept: they came back as nothing, so the
 // record was written anew and lost the text around it (found by fuzz_wmp_text).
 TEST(WmpMM, TrailingNdefEntityStringsAreKept) {
@@ -744,7 +766,7 @@ TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
             t.push_back({word()});
             if (dialect == 'm' && pick(2)) {
                 t.push_back({"["});
-                nums(t, 2 * static_cast<int>(odd(20) ? 1 + pick(3) : n));  // "[ ]" is not kept
+                nums(t, 2 * static_cast<int>(odd(20) ? pick(4) : n));  // "[ ]" too
                 t.push_back({"]"});
             }
             if (dialect != '5' && (dialect == 'm' || !odd(20))) {
@@ -802,7 +824,8 @@ TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
         };
         const std::size_t nskills = odd(10) ? 1 + pick(30) : 8;
         const auto model_skills = skills(nskills);
-        const auto node1 = skills(odd(20) ? 1 + pick(8) : 6), node2 = skills(odd(20) ? 1 + pick(8) : 6);
+        const auto node1 = skills(odd(20) ? 1 + pick(8) : 6),
+                   node2 = skills(odd(20) ? 1 + pick(8) : 6);
         std::vector<Tok> model;
         nums(model, 9);
         std::string texts[2];
@@ -876,6 +899,7 @@ TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
             EXPECT_TRUE(same(x.ambient, y.ambient) && same(x.albedo, y.albedo)) << texts[0];
             EXPECT_EQ(x.material, y.material);
             ASSERT_EQ(x.uvs.size(), y.uvs.size());
+            EXPECT_EQ(x.empty_uv_list, y.empty_uv_list);
             for (std::size_t k = 0; k < x.uvs.size(); ++k) {
                 EXPECT_TRUE(same(x.uvs[k][0], y.uvs[k][0]) && same(x.uvs[k][1], y.uvs[k][1]));
             }

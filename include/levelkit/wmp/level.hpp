@@ -112,7 +112,10 @@ struct Face {
     double ambient = 0, albedo = 50;
     std::optional<std::string> material;     // text only; WMPB has no per-face material
     std::vector<std::array<double, 2>> uvs;  // explicit per-vertex texture coordinates, if any
-    std::vector<std::string> a4_tail;        // A4: the three fields after the material (raw)
+    // The face has a texture-coordinate list though it is empty (text `[ ]`, a WMPB uv chunk
+    // of 0 pairs): written back as it was. A list with pairs is written whatever this says.
+    bool empty_uv_list = false;
+    std::vector<std::string> a4_tail;  // A4: the three fields after the material (raw)
     // WMPB: false when WED stored no surface record for the face (WED then uses `#default`
     // with axis-aligned texture vectors).
     bool has_surface = true;
