@@ -34,6 +34,52 @@ namespace lk::dmx::detail {
 
 namespace {
 
+// Pool ids of the strings a subtree's gather interned, by the address of their text: the
+// document is const while it is packed, so an address names one string, and the attribute
+// pass finds each again without hashing its text a second time.
+class TextIds {
+public:
+    void clear() {
+        if (size_ != 0 || slots_.empty()) {
+            slots_.assign(slots_.empty() ? 64 : slots_.size(), {});
+            size_ = 0;
+        }
+    }
+    void put(const char* p, std::uint32_t id) {
+        if (2 * (size_ + 1) > slots_.size()) grow();
+        for (std::size_t i = slot(p);; i = (i + 1) & (slots_.size() - 1)) {
+            if (slots_[i].first == p) return;
+            if (!slots_[i].first) {
+                slots_[i] = {p, id};
+                ++size_;
+                return;
+            }
+        }
+    }
+    const std::uint32_t* find(const char* p) const {
+        for (std::size_t i = slot(p);; i = (i + 1) & (slots_.size() - 1)) {
+            if (slots_[i].first == p) return &slots_[i].second;
+            if (!slots_[i].first) return nullptr;
+        }
+    }
+
+private:
+    std::size_t slot(const char* p) const {
+        const auto h = reinterpret_cast<std::uintptr_t>(p) * 0x9E3779B97F4A7C15ull;
+        return static_cast<std::size_t>(h >> 32) & (slots_.size() - 1);
+    }
+    void grow() {
+        std::vector<std::pair<const char*, std::uint32_t>> old(2 * slots_.size());
+        old.swap(slots_);
+        size_ = 0;
+        for (const auto& [p, id] : old) {
+            if (p) put(p, id);
+        }
+    }
+    std::vector<std::pair<const char*, std::uint32_t>> slots_;
+    std::size_t size_ = 0;
+};
+
 class BinaryWriter {
 public:
     // `packed`: the document's packed subtrees, spliced in at their placeholders.
@@ -69,14 +115,22 @@ private:
         }
     }
     void put_symbol(Symbol s) {
-        if (pool_) return put_index(static_cast<std::int32_t>(pool_->symbol(s.id(), s.str())));
+        if (pool_) {
+            std::uint32_t& id = pool_symbols_[s.id()];
+            if (id == PackedSubtrees::kNoPoolId) id = pool_->intern(s.str());
+            return put_index(static_cast<std::int32_t>(id));
+        }
         std::int32_t& cached = symbol_index_[s.id()];
         if (cached == -2) cached = index_of(s.str());
         put_index(cached);
     }
     void put_table_string(std::string_view s, bool null) {
         if (null) return put_index(-1);
-        put_index(pool_ ? static_cast<std::int32_t>(pool_->intern(s)) : index_of(s));
+        if (pool_) {
+            const std::uint32_t* id = text_ids_.find(s.data());
+            return put_index(static_cast<std::int32_t>(id ? *id : pool_->intern(s)));
+        }
+        put_index(index_of(s));
     }
     // Strings are NUL-terminated in binary files: one holding a NUL cannot be stored.
     void cstring(std::string_view s, const std::function<std::string()>& where) {
@@ -114,6 +168,8 @@ private:
     std::vector<std::int32_t> pack_of_, pool_index_;
     // Packing: string indices are pool ids; where they and references are written.
     PackedSubtrees* pool_ = nullptr;
+    std::uint32_t* pool_symbols_ = nullptr;  // pool ids by symbol id (PackedSubtrees::symbol_cache)
+    TextIds text_ids_;                       // pool ids of the strings gathered, by address
     std::vector<std::uint32_t>* relocs_ = nullptr;
 };
 
@@ -333,13 +389,19 @@ Result<void> BinaryWriter::pack(PackedSubtrees& pool, Pack& out, std::vector<std
     const std::uint32_t stamp = pool.next_stamp();
     strings.clear();
     const std::uint32_t name_id = pool.intern("name");
+    text_ids_.clear();
     gather(doc_, order, ver_.v, Phantoms::subtree, [&](std::string_view s, std::uint32_t sym) {
-        const std::uint32_t id = sym != kNotASymbol ? pool.symbol(sym, s)
-                                 : s == "name"      ? name_id
-                                                    : pool.intern(s);
+        std::uint32_t id;
+        if (sym != kNotASymbol) {
+            id = pool.symbol(sym, s);
+        } else {
+            id = s == "name" ? name_id : pool.intern(s);
+            text_ids_.put(s.data(), id);
+        }
         if (pool.first_in(id, stamp)) strings.push_back(id);
     });
     pool_ = &pool;
+    pool_symbols_ = pool.symbol_cache(doc_.symbols().size());
     relocs_ = &relocs;
     for (ElementRef r : order) put_index_entry(r);
     out.attributes_at = static_cast<std::uint32_t>(w_.size());
@@ -347,6 +409,7 @@ Result<void> BinaryWriter::pack(PackedSubtrees& pool, Pack& out, std::vector<std
     for (ElementRef r : order) LK_TRY(put_attributes(r));
     relocs_ = nullptr;
     pool_ = nullptr;
+    pool_symbols_ = nullptr;
     if (w_.size() > Pack::kElementReloc - 1) {
         return fail("dmx.too-large", "a packed subtree of 2 GiB or more", "packed subtree");
     }

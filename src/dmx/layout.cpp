@@ -33,45 +33,51 @@ std::vector<ElementRef> policy_order(const Document& doc, BinaryLayout::ElementO
         return out;
     }
     // Depth-first pre-order; Valve visits attributes from the last-added to the first and the
-    // items of an array first to last.
+    // items of an array first to last. A frame's attributes are scanned in a loop of their own
+    // up to the next reference, so that attributes that hold none cost a type test each.
     const bool reverse = policy == BinaryLayout::ElementOrder::valve;
     struct Frame {
-        ElementRef e;
+        const std::vector<Attribute>* attrs;
         std::size_t attr;  // attributes still to visit (counting down when reverse)
         std::size_t item;
     };
     std::vector<Frame> stack;
+    stack.reserve(16);
+    out.reserve(doc.size());
     auto enter = [&](ElementRef r) {
         if (take(r)) {
-            prefetch_attributes(doc[r]);
-            stack.push_back({r, reverse ? doc[r].attributes.size() : 0, 0});
+            const Element& e = doc[r];
+            prefetch_attributes(e);
+            stack.push_back({&e.attributes, reverse ? e.attributes.size() : 0, 0});
         }
     };
     enter(doc.root);
     while (!stack.empty()) {
         Frame& f = stack.back();
-        const auto& attrs = doc[f.e].attributes;
-        const bool done = reverse ? f.attr == 0 : f.attr >= attrs.size();
-        if (done) {
-            stack.pop_back();
-            continue;
-        }
-        const Value& v = attrs[reverse ? f.attr - 1 : f.attr].value;
+        const std::vector<Attribute>& attrs = *f.attrs;
         ElementRef next;
-        bool advance = true;
-        if (auto* r = v.get_if<ElementRef>()) {
-            next = *r;
-        } else if (auto* arr = v.get_if<std::vector<ElementRef>>()) {
-            if (f.item < arr->size()) {
-                next = (*arr)[f.item++];
-                advance = false;
+        while (reverse ? f.attr != 0 : f.attr < attrs.size()) {
+            const Value& v = attrs[reverse ? f.attr - 1 : f.attr].value;
+            bool advance = true;
+            if (auto* r = v.get_if<ElementRef>()) {
+                next = *r;
+            } else if (auto* arr = v.get_if<std::vector<ElementRef>>()) {
+                if (f.item < arr->size()) {
+                    next = (*arr)[f.item++];
+                    advance = false;
+                }
             }
+            if (advance) {
+                f.attr = reverse ? f.attr - 1 : f.attr + 1;
+                f.item = 0;
+            }
+            if (!next.is_null()) break;
         }
-        if (advance) {
-            f.attr = reverse ? f.attr - 1 : f.attr + 1;
-            f.item = 0;
+        if (next.is_null()) {
+            stack.pop_back();
+        } else {
+            enter(next);  // may move the stack: f is not used after
         }
-        if (!next.is_null()) enter(next);
     }
     return out;
 }

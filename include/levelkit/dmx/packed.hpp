@@ -104,10 +104,19 @@ public:
     void use_symbols(const SymbolTable& table);
     std::uint32_t symbol(std::uint32_t symbol_id, std::string_view text) {
         std::vector<std::uint32_t>& cache = symbol_pools_[current_pool_].second;
-        if (symbol_id >= cache.size()) cache.resize(symbol_id + 1, kNone);
+        if (symbol_id >= cache.size()) cache.resize(symbol_id + 1, kNoPoolId);
         std::uint32_t& id = cache[symbol_id];
-        if (id == kNone) id = intern(text);
+        if (id == kNoPoolId) id = intern(text);
         return id;
+    }
+    // The cache symbol() reads, sized for a table of `symbols` symbols (kNoPoolId until
+    // interned), for a writer that looks up every symbol of a subtree: valid until the next
+    // use_symbols().
+    static constexpr std::uint32_t kNoPoolId = UINT32_MAX;
+    std::uint32_t* symbol_cache(std::size_t symbols) {
+        std::vector<std::uint32_t>& cache = symbol_pools_[current_pool_].second;
+        if (symbols > cache.size()) cache.resize(symbols, kNoPoolId);
+        return cache.data();
     }
     std::uint32_t next_stamp() { return ++stamp_now_; }
     bool first_in(std::uint32_t id, std::uint32_t stamp) {
