@@ -12,6 +12,7 @@
 #include "levelkit/core/numbers.hpp"
 #include "levelkit/vmf/geometry.hpp"
 #include "levelkit/vmf/vmf.hpp"
+#include "support/random_text.hpp"
 #include "support/vmf_origins.hpp"
 #include "support/vmf_summary.hpp"
 
@@ -925,13 +926,9 @@ TEST(Vmf, EditorsReadFromTheTextEqualTheFullParser) {
 // with readers of its own and leaves every other spelling to the general ones; both readers
 // must agree on every text, and the light one must read exactly the general parser's values.
 TEST(Vmf, RandomSideNumbersReadAlikeOnBothPaths) {
-    std::mt19937 rng(20261130);
-    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-    auto digits = [&](std::size_t n) {
-        std::string d;
-        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + pick(10));
-        return d;
-    };
+    test::RandomText random(20261130);
+    auto pick = [&](std::size_t n) { return random.pick(n); };
+    auto digits = [&](std::size_t n) { return random.digits(n); };
     auto number = [&] {
         static const char* kOdd[] = {"nan", "inf", "-",  ".",   "1e5", "2E-3", "0x1", "1.5.2",
                                      "--1", "+5",  "-0", "-.5", ".5",  "5.",   "",    "1,5"};

@@ -11,6 +11,7 @@
 #include "levelkit/core/text.hpp"
 #include "levelkit/wmp/resolve.hpp"
 #include "levelkit/wmp/wmp.hpp"
+#include "support/random_text.hpp"
 
 namespace lk::wmp {
 namespace {
@@ -597,13 +598,9 @@ TEST(WmpText, NumberSpellingsReadAlikeOnBothPaths) {
 // and once where only the general paths can (each token after a comment line): values,
 // errors and bytes must agree, and every number read must be the general parser's value.
 TEST(WmpText, RandomSpellingsReadAlikeOnBothPaths) {
-    std::mt19937 rng(20240611);
-    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-    auto digits = [&](std::size_t n) {
-        std::string d;
-        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + pick(10));
-        return d;
-    };
+    test::RandomText random(20240611);
+    auto pick = [&](std::size_t n) { return random.pick(n); };
+    auto digits = [&](std::size_t n) { return random.digits(n); };
     auto number = [&] {
         static const char* kOdd[] = {"nan", "inf",   "-",   ".",    "1e5", "2E-3",
                                      "0x1", "1.5.2", "--1", "5//c", "'1'", "1,5"};
@@ -680,13 +677,9 @@ TEST(WmpText, RandomSpellingsReadAlikeOnBothPaths) {
 // are read once where the runs take them and once where only the general paths can (a comment
 // before each token): values, errors and bytes must agree.
 TEST(WmpText, RecordRunsReadAlikeOnBothPaths) {
-    std::mt19937 rng(20250301);
-    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-    auto digits = [&](std::size_t n) {
-        std::string d;
-        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + pick(10));
-        return d;
-    };
+    test::RandomText random(20250301);
+    auto pick = [&](std::size_t n) { return random.pick(n); };
+    auto digits = [&](std::size_t n) { return random.digits(n); };
     auto odd = [&](int in) { return pick(static_cast<std::size_t>(in)) == 0; };
     // Odd tokens (that no run takes, or that no reader takes) in half of the rounds.
     bool odd_round = false;
