@@ -42,7 +42,9 @@ std::optional<Dialect> detect(ByteSpan data) {
     return std::nullopt;
 }
 
-Result<File> read(Blob data, Diagnostics* warnings) {
+namespace {
+
+Result<File> read_file(Blob data, Diagnostics* warnings, const ReadOptions& opt) {
     const auto d = detect(data.bytes());
     if (!d) {
         return Diagnostic::error("wmp.unknown-format", "not a WMP2, WMPB, $$M or A3 WMP file")
@@ -56,7 +58,7 @@ Result<File> read(Blob data, Diagnostics* warnings) {
             break;
         }
         case Dialect::mm: {
-            LK_TRY_ASSIGN(f.level, read_mm(std::move(data), warnings));
+            LK_TRY_ASSIGN(f.level, read_mm(std::move(data), warnings, opt));
             break;
         }
         case Dialect::a3: {
@@ -64,11 +66,17 @@ Result<File> read(Blob data, Diagnostics* warnings) {
             break;
         }
         default: {
-            LK_TRY_ASSIGN(f.level, read_wmp2(std::move(data), warnings));
+            LK_TRY_ASSIGN(f.level, read_wmp2(std::move(data), warnings, opt));
             f.dialect = f.level.dialect;
         }
     }
     return f;
+}
+
+}  // namespace
+
+Result<File> read(Blob data, Diagnostics* warnings) {
+    return read_file(std::move(data), warnings, {});
 }
 
 Result<Bytes> write(const Level& level) {
@@ -411,8 +419,8 @@ void validate(const Level& lv, Diagnostics& out) {
     }
 }
 
-Result<File> read(Blob data, Diagnostics& warnings, const ReadOptions&) {
-    return read(std::move(data), &warnings);
+Result<File> read(Blob data, Diagnostics& warnings, const ReadOptions& opt) {
+    return read_file(std::move(data), &warnings, opt);
 }
 
 }  // namespace lk::wmp

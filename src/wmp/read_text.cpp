@@ -746,13 +746,13 @@ void check_counts(const Level& lv, Diagnostics* warnings) {
 
 }  // namespace
 
-Result<Level> read_wmp2(Blob data, Diagnostics* warnings) {
+Result<Level> read_wmp2(Blob data, Diagnostics* warnings, const ReadOptions& opt) {
     Level lv;
     lv.layout.source = data;
     const std::string_view text = data.text();
     LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
-    Lexer lx(text, {}, lv.layout);
+    Lexer lx(text, {.record_runs = opt.record_runs}, lv.layout);
 
     auto head = lx.comment();
     if (!head || detail::comment_text(head->text) != "WMP2") {
@@ -1002,7 +1002,7 @@ Result<void> read_mm_path(Lexer& lx, Path& p) {
 
 }  // namespace
 
-Result<Level> read_mm(Blob data, Diagnostics* warnings) {
+Result<Level> read_mm(Blob data, Diagnostics* warnings, const ReadOptions& opt) {
     Level lv;
     lv.dialect = Dialect::mm;
     lv.layout.source = data;
@@ -1010,7 +1010,7 @@ Result<Level> read_mm(Blob data, Diagnostics* warnings) {
     LK_TRY(detail::check_text_size(text));
     lv.newline = newline_of(text);
     lv.wed.present = lv.wed.has_palette = lv.wed.has_wad_section = false;
-    Lexer lx(text, {}, lv.layout);
+    Lexer lx(text, {.record_runs = opt.record_runs}, lv.layout);
 
     auto banner = lx.comment();
     if (banner) lv.header.mm_banner = std::string(detail::comment_text(banner->text));

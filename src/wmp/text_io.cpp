@@ -72,7 +72,7 @@ Lexer::Lexer(std::string_view text, LexConfig cfg, TextLayout& layout)
     space_stop_ = stop([&](char c) { return !(cls(c) & kSpace); });
     digit_stop_ = stop([](char c) { return static_cast<unsigned char>(c - '0') >= 10; });
     break_stop_ = stop([&](char c) { return (cls(c) & kBreak) != 0; });
-    if (!(cls('-') & kBreak) && !(cls('.') & kBreak)) {
+    if (cfg_.record_runs && !(cls('-') & kBreak) && !(cls('.') & kBreak)) {
         run_stop_ = break_stop_;
         while (run_stop_ > 0 && (cls(text[run_stop_ - 1]) & kSpace)) --run_stop_;
     }

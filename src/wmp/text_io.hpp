@@ -25,6 +25,7 @@ struct LexConfig {
     bool hash_comments = false;  // `# ...` to end of line (A3)
     bool angle_strings = true;   // `<...>` is one token (WMP2 file names may contain spaces)
     std::string_view punct = "{}(),";
+    bool record_runs = true;  // whether a Run may read tokens (false: every Run declines)
 };
 
 enum class Tok : std::uint8_t { end, word, punct, angle, comment, line };
@@ -477,7 +478,7 @@ private:
     std::size_t space_stop_ = 0, digit_stop_ = 0, break_stop_ = 0;
     // Where runs stop: blanks skipped from before it end at a byte that is not a blank, with a
     // break at or after it (break_stop_ less the blanks before it; at most space_stop_); 0 (no
-    // runs) if a sign or a decimal point would end a word.
+    // runs) if a sign or a decimal point would end a word, or if the config turns runs off.
     std::size_t run_stop_ = 0;
     std::array<std::uint8_t, 256> class_{};
     Diagnostic error_;

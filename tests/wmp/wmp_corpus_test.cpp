@@ -10,6 +10,7 @@
 #include "levelkit/core/file.hpp"
 #include "levelkit/wmp/resolve.hpp"
 #include "levelkit/wmp/wmp.hpp"
+#include "runs_compare.hpp"
 #include "support/corpus.hpp"
 
 namespace lk::wmp {
@@ -56,6 +57,32 @@ TEST(WmpCorpus, RoundTripIsByteIdentical) {
     }
     std::printf("  roundtrip total    %d/%d identical, %d failed to read\n", same_all, total_all,
                 failed);
+}
+
+// The text readers' record runs against the general lexer alone, on every corpus text: the
+// same level to the bit, every token at the same place.
+TEST(WmpCorpus, RecordRunsReadAsTheGeneralLexer) {
+    LK_REQUIRE_CORPUS();
+    int checked = 0;
+    for (const auto& f : level_files()) {
+        auto blob = Blob::map_file(f);
+        ASSERT_TRUE(blob.ok()) << f;
+        const auto d = detect(blob->bytes());
+        if (!d || *d == Dialect::wmpb || *d == Dialect::a3) continue;
+        Diagnostics w1, w2;
+        auto runs = read(blob.value(), w1);
+        auto general = read(blob.value(), w2, {.record_runs = false});
+        ASSERT_EQ(runs.ok(), general.ok()) << f.filename();
+        if (!runs.ok()) {
+            EXPECT_EQ(runs.error().to_string(), general.error().to_string()) << f.filename();
+            continue;
+        }
+        EXPECT_EQ(test::runs_difference(runs->level, general->level, true), "") << f.filename();
+        EXPECT_EQ(w1.size(), w2.size()) << f.filename();
+        ++checked;
+    }
+    std::printf("  record runs against the general lexer: %d texts\n", checked);
+    EXPECT_GT(checked, 0);
 }
 
 }  // namespace

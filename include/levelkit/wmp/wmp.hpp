@@ -32,12 +32,17 @@ std::optional<Dialect> detect(ByteSpan data);
 // Reads any dialect (detected from content). Warnings (e.g. counts that disagree with the
 // records, dangling references) go to `warnings` when given.
 Result<File> read(Blob data, Diagnostics* warnings = nullptr);
-struct ReadOptions {};
+struct ReadOptions {
+    // The text readers (WMP2, `$$M`) read a plainly spelled face, vertex list, transform or
+    // line of skills in one run of tokens; false leaves every token to the general lexer, the
+    // reference the runs are tested against (the same level either way, errors included).
+    bool record_runs = true;
+};
 // The reader every module has: input, warnings, options.
 Result<File> read(Blob data, Diagnostics& warnings, const ReadOptions& opt = {});
 
-Result<Level> read_wmp2(Blob data, Diagnostics* warnings = nullptr);
-Result<Level> read_mm(Blob data, Diagnostics* warnings = nullptr);
+Result<Level> read_wmp2(Blob data, Diagnostics* warnings = nullptr, const ReadOptions& opt = {});
+Result<Level> read_mm(Blob data, Diagnostics* warnings = nullptr, const ReadOptions& opt = {});
 Result<Level> read_wmpb(Blob data, Diagnostics* warnings = nullptr);
 Result<A3Level> read_a3(Blob data, Diagnostics* warnings = nullptr);
 
