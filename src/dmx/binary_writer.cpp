@@ -32,8 +32,6 @@
 
 namespace lk::dmx::detail {
 
-namespace {
-
 // Pool ids of the strings a subtree's gather interned, by the address of their text: the
 // document is const while it is packed, so an address names one string, and the attribute
 // pass finds each again without hashing its text a second time.
@@ -79,6 +77,8 @@ private:
     std::vector<std::pair<const char*, std::uint32_t>> slots_;
     std::size_t size_ = 0;
 };
+
+namespace {
 
 class BinaryWriter {
 public:
@@ -615,15 +615,25 @@ public:
         spare_.pop_back();
         return t;
     }
-    void push(std::unique_ptr<Document> tree) {
-        bool wake = false;
+    void push(std::unique_ptr<Document> tree) { push(Job{std::move(tree), nullptr, 0}); }
+    // A described subtree. At most kTrees wait: the caller waits for room (they hold what
+    // they describe). Sources done with are freed here, on the caller's thread, which made
+    // what they hold (freed by the thread, its memory would go back to the caller's arena
+    // under that arena's lock).
+    void push(std::unique_ptr<PackSource> source, int version) {
+        std::vector<std::unique_ptr<PackSource>> done;
         {
-            const std::lock_guard lock(m_);
-            queue_.push_back(std::move(tree));
-            queued_.store(queue_.size(), std::memory_order_release);
-            wake = worker_sleeps_;
+            std::unique_lock lock(m_);
+            caller_waits(lock, [&] { return queue_.size() < kTrees; });
+            done.swap(done_sources_);
         }
-        if (wake) wake_.notify_one();
+        done.clear();
+        push(Job{nullptr, std::move(source), version});
+    }
+    // Sources the thread is done with (the caller frees them).
+    std::vector<std::unique_ptr<PackSource>> take_done_sources() {
+        const std::lock_guard lock(m_);
+        return std::move(done_sources_);
     }
     // Until the queue is encoded (the thread stays).
     void drain() {
@@ -648,6 +658,21 @@ public:
     }
 
 private:
+    struct Job {
+        std::unique_ptr<Document> tree;
+        std::unique_ptr<PackSource> source;
+        int version = 0;
+    };
+    void push(Job job) {
+        bool wake = false;
+        {
+            const std::lock_guard lock(m_);
+            queue_.push_back(std::move(job));
+            queued_.store(queue_.size(), std::memory_order_release);
+            wake = worker_sleeps_;
+        }
+        if (wake) wake_.notify_one();
+    }
     // The caller sleeps until `ready` (under the lock), woken by the thread only if it sleeps.
     template <class Ready>
     void caller_waits(std::unique_lock<std::mutex>& lock, Ready ready) {
@@ -680,7 +705,7 @@ private:
     void loop() {
         for (;;) {
             spin();
-            std::unique_ptr<Document> t;
+            Job t;
             {
                 std::unique_lock lock(m_);
                 while (queue_.empty() && !stop_) {
@@ -697,7 +722,11 @@ private:
             // After a failure the rest is dropped: wait() throws it, and nothing is written.
             if (!failure_) {
                 try {
-                    owner_.encode(*t);
+                    if (t.tree) {
+                        owner_.encode(*t.tree);
+                    } else {
+                        owner_.encode(*t.source, t.version);
+                    }
                 } catch (...) {
                     failure_ = std::current_exception();
                 }
@@ -705,7 +734,11 @@ private:
             bool wake = false;
             {
                 const std::lock_guard lock(m_);
-                spare_.push_back(std::move(t));
+                if (t.tree) {
+                    spare_.push_back(std::move(t.tree));
+                } else {
+                    done_sources_.push_back(std::move(t.source));
+                }
                 busy_ = false;
                 wake = caller_sleeps_;
             }
@@ -716,8 +749,9 @@ private:
     PackedSubtrees& owner_;
     mutable std::mutex m_;
     std::condition_variable wake_, done_;
-    std::deque<std::unique_ptr<Document>> queue_;
+    std::deque<Job> queue_;
     std::vector<std::unique_ptr<Document>> spare_;
+    std::vector<std::unique_ptr<PackSource>> done_sources_;
     std::size_t trees_ = 0;  // made so far
     bool busy_ = false, stop_ = false, worker_sleeps_ = false, caller_sleeps_ = false;
     // What the thread looks at while it spins, and finished(), without the lock.
@@ -745,8 +779,11 @@ void PackedSubtrees::WorkerHandle::stop() const noexcept {
 }
 
 PackedSubtrees::PackedSubtrees()
-    : pool_index_(std::make_unique<detail::FlatStringMap<std::uint32_t>>()),
-      sequences_(std::make_unique<detail::FlatStringMap<std::span<const std::uint32_t>>>()) {}
+    : literal_ids_(std::make_unique<detail::TextIds>()),
+      pool_index_(std::make_unique<detail::FlatStringMap<std::uint32_t>>()),
+      sequences_(std::make_unique<detail::FlatStringMap<std::span<const std::uint32_t>>>()) {
+    literal_ids_->clear();
+}
 PackedSubtrees::PackedSubtrees(PackedSubtrees&&) noexcept = default;
 PackedSubtrees& PackedSubtrees::operator=(PackedSubtrees&&) noexcept = default;
 // The thread ends before the members it uses go.
@@ -758,6 +795,7 @@ void PackedSubtrees::wait() const {
     if (!worker_.w) return;
     worker_.stop();
     worker_.w->rethrow();
+    worker_.w->take_done_sources();  // freed here (the thread has ended)
 }
 
 void PackedSubtrees::reserve(std::size_t n) {
@@ -925,8 +963,12 @@ void PackedSubtrees::encode(const Document& tree) {
         auto r = bw.pack(*this, p, scratch_relocs_, scratch_strings_);
         if (!r && !error_) error_ = std::move(r).error();
     }
-    // Exactly sized copies: the scratch buffers keep their room for the next subtree.
     scratch_ = w.take();
+    store_pack(p);
+}
+
+void PackedSubtrees::store_pack(detail::Pack& p) {
+    // Exactly sized copies: the scratch buffers keep their room for the next subtree.
     p.bytes = store(std::span<const std::byte>(scratch_));
     // Relocations as steps (see Pack), one byte each for nearly all: a step is under 2^33, at
     // most five bytes, so the buffer is sized once and written without checks.
@@ -966,6 +1008,400 @@ void PackedSubtrees::encode(const Document& tree) {
             p.strings);
     }
     packs_.push_back(std::move(p));
+}
+
+// --- described subtrees ---------------------------------------------------------------------
+
+PackAttr::PackAttr(PackName name, const Value& v) : name_(name.str()), type_(v.type()) {
+    v.visit([&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            data_ = x.data();
+            count_ = x.size();
+        } else if constexpr (requires { typename T::value_type; } &&
+                             !std::is_same_v<T, std::string> && !std::is_same_v<T, Binary> &&
+                             !std::is_same_v<T, std::vector<bool>> &&
+                             !std::is_same_v<T, std::vector<Binary>> &&
+                             !std::is_same_v<T, std::vector<ElementRef>> &&
+                             !std::is_same_v<T, std::vector<Guid>>) {
+            using I = typename T::value_type;
+            data_ = x.data();
+            count_ = x.size();
+            size_ = sizeof(I);
+            word_ = word_of<I>();
+        } else {
+            throw std::invalid_argument(fmt::format(
+                "PackAttr: a {} value is not held in a Value here", type_name(v.type())));
+        }
+    });
+}
+
+namespace {
+
+// The value a described attribute stands for, references made through `refs` (positions to
+// elements of the document).
+Value value_of(const PackAttr& a, std::span<const ElementRef> refs) {
+    auto ref = [&](std::int32_t pos) {
+        if (pos < 0) return ElementRef::null();
+        if (static_cast<std::size_t>(pos) >= refs.size()) {
+            throw std::out_of_range("PackAttr: a reference past the described elements");
+        }
+        return refs[static_cast<std::size_t>(pos)];
+    };
+    auto scalar = [&](auto x) {
+        std::memcpy(&x, a.scalar(), sizeof(x));
+        return Value(x);
+    };
+    // The common ones without making a default value first.
+    switch (a.type()) {
+        case Type::int32:
+            return scalar(std::int32_t{});
+        case Type::float32:
+            return scalar(float{});
+        case Type::boolean:
+            return Value(a.scalar()[0] != std::byte{0});
+        case Type::uint64:
+            return scalar(std::uint64_t{});
+        case Type::vector3:
+            return scalar(Vector3{});
+        case Type::qangle:
+            return scalar(QAngle{});
+        case Type::string:
+            return Value(std::string(a.text()));
+        case Type::element:
+            return Value(ref(a.ref()));
+        default:
+            break;
+    }
+    Value v = Value::of_type(a.type());
+    v.visit([&](auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, ElementRef>) {
+            x = ref(a.ref());
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            x.assign(a.text());
+        } else if constexpr (std::is_same_v<T, std::vector<ElementRef>>) {
+            const auto* p = static_cast<const std::int32_t*>(a.data());
+            x.reserve(a.count());
+            for (std::size_t i = 0; i < a.count(); ++i) x.push_back(ref(p[i]));
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            const auto* p = static_cast<const std::string*>(a.data());
+            x.assign(p, p + a.count());
+        } else if constexpr (std::is_same_v<T, bool>) {
+            x = a.scalar()[0] != std::byte{0};
+        } else if constexpr (requires { typename T::value_type; }) {
+            using I = typename T::value_type;
+            if constexpr (std::is_trivially_copyable_v<I> && !std::is_same_v<I, bool>) {
+                const auto* p = static_cast<const I*>(a.data());
+                x.assign(p, p + a.count());
+            }
+        } else if constexpr (std::is_trivially_copyable_v<T>) {
+            std::memcpy(&x, a.scalar(), sizeof(T));
+        }
+    });
+    return v;
+}
+
+}  // namespace
+
+ElementRef make_elements(Document& doc, std::span<const PackElement> elements) {
+    std::vector<ElementRef> refs;
+    make_elements(doc, elements, refs);
+    return refs.empty() ? ElementRef::null() : refs.front();
+}
+
+void make_elements(Document& doc, std::span<const PackElement> elements,
+                   std::vector<ElementRef>& made) {
+    const std::size_t first = made.size();
+    made.reserve(first + elements.size());
+    for (const PackElement& e : elements)
+        made.push_back(doc.add_element(e.type.str(), e.name, e.id));
+    const std::span<const ElementRef> refs(made.data() + first, elements.size());
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+        add_attributes(doc[refs[i]], elements[i].attributes, refs);
+    }
+}
+
+void add_attributes(Element& e, std::span<const PackAttr> attributes,
+                    std::span<const ElementRef> refs) {
+    e.attributes.reserve(e.attributes.size() + attributes.size());
+    for (const PackAttr& a : attributes) e.add(a.name(), value_of(a, refs));
+}
+
+std::uint32_t PackedSubtrees::literal(PackName n) {
+    if (const std::uint32_t* id = literal_ids_->find(n.key())) return *id;
+    const std::uint32_t id = intern(n.str());
+    literal_ids_->put(n.key(), id);
+    return id;
+}
+
+ElementRef PackedSubtrees::add(Document& doc, std::unique_ptr<PackSource> source) {
+    const int version = detail::binary_layout_version(doc.header);
+    const std::span<const PackElement> els = source->elements();
+    const ElementRef p = els.empty() ? doc.add_element("DmElement")
+                                     : doc.add_element(els.front().type.str(), els.front().name);
+    placeholders_.emplace_back(p.index, static_cast<std::uint32_t>(placeholders_.size()));
+    if (on_thread_ && (!worker_.w || !worker_.w->finished())) {
+        if (!worker_.w) worker_.w = std::make_unique<Worker>(*this);
+        worker_.w->push(std::move(source), version);
+    } else {
+        if (worker_.w) worker_.w->drain();
+        encode(*source, version);
+    }
+    return p;
+}
+
+// The bytes BinaryWriter::pack makes of the same elements in a tree: Valve's element order
+// (depth-first, attributes from the last to the first, array items in order), the gather of
+// their strings, index entries, then attribute blocks.
+void PackedSubtrees::encode(const PackSource& source, int version) {
+    const std::span<const PackElement> els = source.elements();
+    const detail::BinVersion ver{version};
+    detail::Pack p;
+    auto fail = [&](std::string code, std::string message) {
+        if (!error_) {
+            error_ =
+                Diagnostic::error(std::move(code), std::move(message)).with_path("packed subtree");
+        }
+        packs_.push_back(std::move(p));  // an empty pack keeps the placeholders' numbering
+    };
+    if (!ver.index_i32() || !ver.names_in_table() || !detail::binary_version_supported(version)) {
+        return fail("dmx.unsupported", fmt::format("binary version {} cannot be packed", version));
+    }
+    // Valve's order, as policy_order makes it.
+    const std::size_t n = els.size();
+    std::vector<std::int32_t>& at = scratch_positions_;  // file index by position
+    std::vector<std::uint32_t>& order = scratch_order_;
+    at.assign(n, -1);
+    order.clear();
+    struct Frame {
+        std::uint32_t el;
+        std::size_t attr, item;
+    };
+    std::vector<Frame> stack;
+    auto enter = [&](std::int32_t pos) {
+        if (pos < 0 || static_cast<std::size_t>(pos) >= n || at[static_cast<std::size_t>(pos)] >= 0)
+            return;
+        at[static_cast<std::size_t>(pos)] = static_cast<std::int32_t>(order.size());
+        order.push_back(static_cast<std::uint32_t>(pos));
+        stack.push_back({static_cast<std::uint32_t>(pos),
+                         els[static_cast<std::size_t>(pos)].attributes.size(), 0});
+    };
+    if (n) enter(0);
+    while (!stack.empty()) {
+        Frame& f = stack.back();
+        const std::span<const PackAttr> attrs = els[f.el].attributes;
+        std::int32_t next = -1;
+        while (f.attr != 0) {
+            const PackAttr& a = attrs[f.attr - 1];
+            bool advance = true;
+            if (a.type() == Type::element) {
+                next = a.ref();
+            } else if (a.type() == Type::element_array && f.item < a.count()) {
+                next = static_cast<const std::int32_t*>(a.data())[f.item++];
+                advance = false;
+            }
+            if (advance) {
+                --f.attr;
+                f.item = 0;
+            }
+            if (next >= 0) break;
+        }
+        if (next < 0) {
+            stack.pop_back();
+        } else {
+            enter(next);
+        }
+    }
+    if (order.size() != n) {
+        return fail("dmx.pack-not-a-tree",
+                    fmt::format("{} of {} elements are reachable from the root", order.size(), n));
+    }
+    p.version = version;
+    p.elements = static_cast<std::uint32_t>(n);
+    // String ids, once each: per element (in file order) its class and name, then per attribute
+    // its name and string value (0 when it has none); and the size of the bytes.
+    auto id_of = [&](std::string_view text, bool is_literal) {
+        if (!is_literal) return intern(text);
+        if (const std::uint32_t* id = literal_ids_->find(text.data())) return *id;
+        const std::uint32_t id = intern(text);
+        literal_ids_->put(text.data(), id);
+        return id;
+    };
+    std::vector<std::uint32_t>& ids = scratch_ids_;
+    ids.clear();
+    std::size_t size = n * (4 + 4 + 16 + 4) + (ver.has_link() ? 4 * n : 0);
+    std::optional<std::string_view> bad_string;
+    auto cstring_size = [&](std::string_view t) {
+        if (t.find('\0') != std::string_view::npos && !bad_string) bad_string = t;
+        return t.size() + 1;
+    };
+    for (std::uint32_t pos : order) {
+        const PackElement& e = els[pos];
+        ids.push_back(id_of(e.type.str(), true));
+        ids.push_back(id_of(e.name, e.name_literal));
+        for (const PackAttr& a : e.attributes) {
+            if (!detail::id_from_type(ver, a.type())) {
+                return fail("dmx.type-not-representable",
+                            fmt::format("type {} cannot be stored in binary version {}",
+                                        type_name(a.type()), version));
+            }
+            if (is_array(a.type()) &&
+                a.count() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+                return fail("dmx.too-large", "array has more than 2^31 items");
+            }
+            ids.push_back(id_of(a.name(), a.name_literal()));
+            const bool table = a.type() == Type::string && ver.values_in_table();
+            ids.push_back(table ? id_of(a.text(), a.literal()) : 0);
+            size += 5;
+            switch (a.type()) {
+                case Type::element:
+                    size += 4;
+                    break;
+                case Type::element_array:
+                    size += 4 + 4 * a.count();
+                    break;
+                case Type::string:
+                    size += table ? 4 : cstring_size(a.text());
+                    break;
+                case Type::string_array: {
+                    size += 4;
+                    const auto* t = static_cast<const std::string*>(a.data());
+                    for (std::size_t k = 0; k < a.count(); ++k) size += cstring_size(t[k]);
+                    break;
+                }
+                default:
+                    size += is_array(a.type()) ? 4 + a.count() * a.item_size() : a.item_size();
+            }
+        }
+    }
+    if (bad_string) {
+        return fail("dmx.string-not-representable",
+                    "string '" + printable(*bad_string) +
+                        "' contains a NUL byte, which binary DMX cannot store");
+    }
+    if (size > detail::Pack::kElementReloc - 1) {
+        return fail("dmx.too-large", "a packed subtree of 2 GiB or more");
+    }
+    // The gather (gather.hpp with Phantoms::subtree): class, name, attributes from the last to
+    // the first (name, string value), then "name".
+    const std::uint32_t stamp = next_stamp();
+    const std::uint32_t name = literal("name");
+    scratch_strings_.clear();
+    auto gathered = [&](std::uint32_t id) {
+        if (first_in(id, stamp)) scratch_strings_.push_back(id);
+    };
+    std::size_t k = 0;
+    for (std::uint32_t pos : order) {
+        const std::span<const PackAttr> attrs = els[pos].attributes;
+        gathered(ids[k]);
+        gathered(ids[k + 1]);
+        const std::size_t base = k + 2;
+        for (std::size_t i = attrs.size(); i-- > 0;) {
+            gathered(ids[base + 2 * i]);
+            if (attrs[i].type() == Type::string && ver.values_in_table()) {
+                gathered(ids[base + 2 * i + 1]);
+            }
+        }
+        gathered(name);
+        k = base + 2 * attrs.size();
+    }
+    // The bytes, into a buffer of their size.
+    scratch_.resize(size);
+    std::byte* const begin = scratch_.data();
+    std::byte* o = begin;
+    scratch_relocs_.clear();
+    auto i32 = [&](std::int32_t v) {
+        lk::store<std::int32_t>(o, v, Endian::little);
+        o += 4;
+    };
+    auto index = [&](std::uint32_t id) {
+        scratch_relocs_.push_back(static_cast<std::uint32_t>(o - begin));
+        i32(static_cast<std::int32_t>(id));
+    };
+    auto ref = [&](std::int32_t pos) {
+        if (pos < 0) return i32(detail::kNullRef);
+        scratch_relocs_.push_back(static_cast<std::uint32_t>(o - begin) |
+                                  detail::Pack::kElementReloc);
+        i32(at[static_cast<std::size_t>(pos)]);
+    };
+    auto raw = [&](const void* data, std::size_t bytes) {
+        if (bytes) std::memcpy(o, data, bytes);
+        o += bytes;
+    };
+    // Native words in the file's little-endian order.
+    auto words = [&](const void* data, std::size_t bytes, std::size_t word) {
+        if (std::endian::native == std::endian::little || word == 1) return raw(data, bytes);
+        const auto* b = static_cast<const std::byte*>(data);  // a big-endian host
+        for (std::size_t i = 0; i + word <= bytes; i += word, o += word) {
+            if (word == 8) {
+                lk::store<std::uint64_t>(o, load<std::uint64_t>(b + i, Endian::big),
+                                         Endian::little);
+            } else {
+                lk::store<std::uint32_t>(o, load<std::uint32_t>(b + i, Endian::big),
+                                         Endian::little);
+            }
+        }
+    };
+    auto cstring = [&](std::string_view t) {
+        raw(t.data(), t.size());
+        *o++ = std::byte{0};
+    };
+    k = 0;
+    for (std::uint32_t pos : order) {
+        const PackElement& e = els[pos];
+        index(ids[k]);
+        if (ver.has_link()) i32(-1);
+        index(ids[k + 1]);
+        raw(e.id.bytes.data(), 16);
+        k += 2 + 2 * e.attributes.size();
+    }
+    p.attributes_at = static_cast<std::uint32_t>(o - begin);
+    p.attribute_relocs = static_cast<std::uint32_t>(scratch_relocs_.size());
+    k = 0;
+    for (std::uint32_t pos : order) {
+        const PackElement& e = els[pos];
+        i32(static_cast<std::int32_t>(e.attributes.size()));
+        k += 2;
+        for (const PackAttr& a : e.attributes) {
+            index(ids[k]);
+            *o++ = std::byte{*detail::id_from_type(ver, a.type())};
+            switch (a.type()) {
+                case Type::element:
+                    ref(a.ref());
+                    break;
+                case Type::element_array: {
+                    i32(static_cast<std::int32_t>(a.count()));
+                    const auto* r = static_cast<const std::int32_t*>(a.data());
+                    for (std::size_t i = 0; i < a.count(); ++i) ref(r[i]);
+                    break;
+                }
+                case Type::string:
+                    if (ver.values_in_table()) {
+                        index(ids[k + 1]);
+                    } else {
+                        cstring(a.text());
+                    }
+                    break;
+                case Type::string_array: {
+                    i32(static_cast<std::int32_t>(a.count()));
+                    const auto* t = static_cast<const std::string*>(a.data());
+                    for (std::size_t i = 0; i < a.count(); ++i) cstring(t[i]);
+                    break;
+                }
+                default:
+                    if (is_array(a.type())) {
+                        i32(static_cast<std::int32_t>(a.count()));
+                        words(a.data(), a.count() * a.item_size(), a.word());
+                    } else {
+                        words(a.scalar(), a.item_size(), a.word());
+                    }
+            }
+            k += 2;
+        }
+    }
+    if (o != begin + size) throw std::logic_error("PackedSubtrees: a described subtree's size");
+    store_pack(p);
 }
 
 std::vector<std::int32_t> PackedSubtrees::pack_of(const Document& doc) const {

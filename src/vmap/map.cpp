@@ -2,6 +2,9 @@
 
 #include "levelkit/vmap/vmap.hpp"
 
+#include "levelkit/dmx/packed.hpp"
+#include "mesh_tree.hpp"
+
 namespace lk::vmap {
 
 std::string_view to_string(NodeKind k) {
@@ -70,6 +73,155 @@ void set_property(dmx::Element& props, std::string_view key, std::string_view va
 
 dmx::Vector3 to_dmx(const Vec3& v) {
     return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
+}
+
+// The attributes every node has (MapBuilder::kNodeAttributes), room for `more`.
+std::vector<dmx::PackAttr> node_attributes(const Transform& t, std::int32_t node_id,
+                                           std::uint64_t reference, std::size_t more) {
+    std::vector<dmx::PackAttr> a;
+    a.reserve(11 + more);
+    a.push_back(dmx::PackAttr("origin", to_dmx(t.origin)));
+    a.push_back(dmx::PackAttr(
+        "angles", dmx::QAngle{static_cast<float>(t.angles.x), static_cast<float>(t.angles.y),
+                              static_cast<float>(t.angles.z)}));
+    a.push_back(dmx::PackAttr("scales", to_dmx(t.scales)));
+    a.push_back(dmx::PackAttr("nodeID", node_id));
+    a.push_back(dmx::PackAttr("referenceID", reference));
+    a.push_back(dmx::PackAttr::elements("children", {}));
+    a.push_back(dmx::PackAttr("editorOnly", false));
+    a.push_back(dmx::PackAttr("force_hidden", false));
+    a.push_back(dmx::PackAttr("transformLocked", false));
+    a.push_back(dmx::PackAttr("variableTargetKeys", std::span<const std::string>{}));
+    a.push_back(dmx::PackAttr("variableNames", std::span<const std::string>{}));
+    return a;
+}
+
+using Properties = std::vector<std::pair<std::string, std::string>>;
+
+// What an entity-like node holds beside the node: its DmePlugList (relayPlugData), a
+// DmeConnectionData per output (connectionsData) and, when it has properties, its
+// EditGameClassProps (entity_properties), described: the elements, and the node's three
+// attributes that refer to them. It keeps copies of the texts.
+class EntityParts {
+public:
+    // GUIDs from `ids` in the order the parts are made; `first`: the position of the plug list
+    // in the described list.
+    EntityParts(IdSource& ids, const Properties* props,
+                const std::vector<EntityData::Output>& outputs, std::int32_t first)
+        : outputs_(outputs), has_props_(props != nullptr) {
+        attrs_.reserve(4 + 7 * outputs_.size() + (props ? props->size() : 0));
+        positions_.reserve(outputs_.size());
+        elements_.reserve(2 + outputs_.size());
+        static const std::vector<std::int32_t> none;
+        std::size_t from = attrs_.size();
+        attrs_.push_back(dmx::PackAttr("names", std::span<const std::string>{}));
+        attrs_.push_back(dmx::PackAttr("dataTypes", none));
+        attrs_.push_back(dmx::PackAttr("plugTypes", none));
+        attrs_.push_back(dmx::PackAttr("descriptions", std::span<const std::string>{}));
+        elements_.push_back({"DmePlugList", "", true, ids.guid(), take(from)});
+        for (const EntityData::Output& o : outputs_) {
+            from = attrs_.size();
+            attrs_.push_back(dmx::PackAttr::text("outputName", o.output));
+            // What Hammer writes for a named target.
+            attrs_.push_back(dmx::PackAttr("targetType", std::int32_t{7}));
+            attrs_.push_back(dmx::PackAttr::text("targetName", o.target));
+            attrs_.push_back(dmx::PackAttr::text("inputName", o.input));
+            attrs_.push_back(dmx::PackAttr::text("overrideParam", o.param));
+            attrs_.push_back(dmx::PackAttr("delay", o.delay));
+            attrs_.push_back(dmx::PackAttr("timesToFire", o.times));
+            positions_.push_back(first + static_cast<std::int32_t>(elements_.size()));
+            elements_.push_back({"DmeConnectionData", "", true, ids.guid(), take(from)});
+        }
+        node_.push_back(dmx::PackAttr::element("relayPlugData", first));
+        node_.push_back(dmx::PackAttr::elements("connectionsData", positions_));
+        if (!props) return;
+        // Every datamodel element has a "name" attribute, held as the element name (binary
+        // stores it in the element index, keyvalues2 as "name"), so an entity key "name" lives
+        // there. Attribute names are unique within an element: a repeated key keeps its first
+        // place and its last value.
+        props_ = *props;
+        std::string_view name;
+        from = attrs_.size();
+        for (const auto& [k, v] : props_) {
+            if (k == "name") {
+                name = v;
+                continue;
+            }
+            bool repeated = false;
+            for (std::size_t i = from; i < attrs_.size(); ++i) {
+                if (attrs_[i].name() == k) {
+                    attrs_[i] = dmx::PackAttr::named_text(k, v);
+                    repeated = true;
+                    break;
+                }
+            }
+            if (!repeated) attrs_.push_back(dmx::PackAttr::named_text(k, v));
+        }
+        node_.push_back(dmx::PackAttr::element(
+            "entity_properties", first + static_cast<std::int32_t>(elements_.size())));
+        elements_.push_back({"EditGameClassProps", name, false, ids.guid(), take(from)});
+    }
+    EntityParts(const EntityParts&) = delete;  // its elements point into it
+    EntityParts& operator=(const EntityParts&) = delete;
+
+    std::span<const dmx::PackElement> elements() const { return elements_; }
+    // relayPlugData, connectionsData and entity_properties (when there are properties).
+    std::span<const dmx::PackAttr> node_attributes() const { return node_; }
+
+private:
+    std::span<const dmx::PackAttr> take(std::size_t from) const {
+        return {attrs_.data() + from, attrs_.size() - from};
+    }
+    std::vector<EntityData::Output> outputs_;
+    Properties props_;
+    bool has_props_;
+    std::vector<dmx::PackAttr> attrs_, node_;
+    std::vector<std::int32_t> positions_;
+    std::vector<dmx::PackElement> elements_;
+};
+
+// A CMapEntity and its parts, described for packing.
+class EntityTree final : public dmx::PackSource {
+public:
+    EntityTree(const dmx::Guid& id, std::vector<dmx::PackAttr> node, IdSource& ids,
+               const EntityData& ent)
+        : node_(std::move(node)), parts_(ids, &ent.properties, ent.outputs, 1) {
+        node_.insert(node_.end(), parts_.node_attributes().begin(), parts_.node_attributes().end());
+        node_.push_back(dmx::PackAttr("hitNormal", dmx::Vector3{0, 0, 1}));
+        node_.push_back(dmx::PackAttr("isProceduralEntity", false));
+        elements_.reserve(1 + parts_.elements().size());
+        elements_.push_back({"CMapEntity", "", true, id, node_});
+        elements_.insert(elements_.end(), parts_.elements().begin(), parts_.elements().end());
+    }
+    std::span<const dmx::PackElement> elements() const override { return elements_; }
+
+private:
+    std::vector<dmx::PackAttr> node_;
+    EntityParts parts_;
+    std::vector<dmx::PackElement> elements_;
+};
+
+// The defaults of a CMapMesh after the node's, as Hammer writes a fresh mesh (vmap 29).
+void mesh_defaults(std::vector<dmx::PackAttr>& a) {
+    a.push_back(dmx::PackAttr::literal_text("cubeMapName", ""));
+    a.push_back(dmx::PackAttr::literal_text("lightGroup", ""));
+    a.push_back(dmx::PackAttr("visexclude", false));
+    a.push_back(dmx::PackAttr("renderwithdynamic", false));
+    a.push_back(dmx::PackAttr("disableHeightDisplacement", false));
+    a.push_back(dmx::PackAttr("fademindist", -1.0f));
+    a.push_back(dmx::PackAttr("fademaxdist", 0.0f));
+    a.push_back(dmx::PackAttr("bakelighting", true));
+    a.push_back(dmx::PackAttr("precomputelightprobes", true));
+    a.push_back(dmx::PackAttr("renderToCubemaps", true));
+    a.push_back(dmx::PackAttr("disableShadows", false));
+    a.push_back(dmx::PackAttr("smoothingAngle", 40.0f));
+    a.push_back(dmx::PackAttr("tintColor", dmx::Color{255, 255, 255, 255}));
+    a.push_back(dmx::PackAttr("renderAmt", std::int32_t{255}));
+    a.push_back(dmx::PackAttr::literal_text("physicsType", "default"));
+    a.push_back(dmx::PackAttr::literal_text("physicsGroup", ""));
+    a.push_back(dmx::PackAttr::literal_text("physicsInteractsAs", ""));
+    a.push_back(dmx::PackAttr::literal_text("physicsInteractsWith", ""));
+    a.push_back(dmx::PackAttr::literal_text("physicsInteractsExclude", ""));
 }
 
 }  // namespace
@@ -308,23 +460,14 @@ ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const T
 ElementRef MapBuilder::add_node(dmx::Document& d, std::string_view cls, ElementRef parent,
                                 const Transform& t, std::size_t more_attributes) {
     const ElementRef n = new_element(d, cls);
+    const std::int32_t node_id = parent.is_null() ? 0 : next_node_id_++;
+    const std::uint64_t reference = parent.is_null() ? 0 : ids_.reference();
     dmx::Element& e = d[n];
     // Every element's attributes are reserved at their final count where the builder knows it:
     // grown one at a time they cost five or six allocations an element and up to twice the
     // memory.
     e.attributes.reserve(kNodeAttributes + more_attributes);
-    e.add("origin", to_dmx(t.origin));
-    e.add("angles", dmx::QAngle{static_cast<float>(t.angles.x), static_cast<float>(t.angles.y),
-                                static_cast<float>(t.angles.z)});
-    e.add("scales", to_dmx(t.scales));
-    e.add("nodeID", parent.is_null() ? std::int32_t{0} : next_node_id_++);
-    e.add("referenceID", parent.is_null() ? std::uint64_t{0} : ids_.reference());
-    e.add("children", std::vector<ElementRef>{});
-    e.add("editorOnly", false);
-    e.add("force_hidden", false);
-    e.add("transformLocked", false);
-    e.add("variableTargetKeys", std::vector<std::string>{});
-    e.add("variableNames", std::vector<std::string>{});
+    dmx::add_attributes(e, node_attributes(t, node_id, reference, 0));
     return n;
 }
 
@@ -349,34 +492,10 @@ void MapBuilder::add_entity_parts(ElementRef node,
 void MapBuilder::add_entity_parts(dmx::Document& d, ElementRef node,
                                   const std::vector<std::pair<std::string, std::string>>* props,
                                   const std::vector<EntityData::Output>& outputs) {
-    const ElementRef plugs = new_element(d, "DmePlugList");
-    d[plugs].attributes.reserve(4);
-    d[plugs].add("names", std::vector<std::string>{});
-    d[plugs].add("dataTypes", std::vector<std::int32_t>{});
-    d[plugs].add("plugTypes", std::vector<std::int32_t>{});
-    d[plugs].add("descriptions", std::vector<std::string>{});
-    d[node].add("relayPlugData", plugs);
-    std::vector<ElementRef> conns;
-    conns.reserve(outputs.size());
-    for (const EntityData::Output& o : outputs) {
-        const ElementRef c = new_element(d, "DmeConnectionData");
-        dmx::Element& e = d[c];
-        e.attributes.reserve(7);
-        e.add("outputName", o.output);
-        e.add("targetType", std::int32_t{7});  // what Hammer writes for a named target
-        e.add("targetName", o.target);
-        e.add("inputName", o.input);
-        e.add("overrideParam", o.param);
-        e.add("delay", o.delay);
-        e.add("timesToFire", o.times);
-        conns.push_back(c);
-    }
-    d[node].add("connectionsData", std::move(conns));
-    if (!props) return;
-    const ElementRef p = new_element(d, "EditGameClassProps");
-    d[p].attributes.reserve(props->size());
-    for (const auto& [k, v] : *props) set_property(d[p], k, v);
-    d[node].add("entity_properties", p);
+    const EntityParts parts(ids_, props, outputs, 0);
+    std::vector<ElementRef> made;
+    dmx::make_elements(d, parts.elements(), made);
+    dmx::add_attributes(d[node], parts.node_attributes(), made);
 }
 
 void MapBuilder::set_world_properties(
@@ -399,46 +518,45 @@ dmx::Document& MapBuilder::packed_tree() {
 }
 
 ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent, bool leaf) {
-    dmx::Document& d = packs_ && leaf ? packed_tree() : doc_;
+    // Ids in the order of add_node: the node's GUID, its reference, then the parts'.
+    const dmx::Guid id = ids_.guid();
+    const std::int32_t node_id = parent.is_null() ? 0 : next_node_id_++;
+    const std::uint64_t reference = parent.is_null() ? 0 : ids_.reference();
     // relayPlugData, connectionsData, entity_properties, hitNormal, isProceduralEntity.
-    const ElementRef n = add_node(d, "CMapEntity", parent, ent.transform, 5);
-    add_entity_parts(d, n, &ent.properties, ent.outputs);
-    d[n].add("hitNormal", dmx::Vector3{0, 0, 1});
-    d[n].add("isProceduralEntity", false);
-    return finish_node(d, parent, n);
+    auto tree = std::make_unique<EntityTree>(
+        id, node_attributes(ent.transform, node_id, reference, 5), ids_, ent);
+    if (packs_ && leaf) {
+        const ElementRef placeholder = packs_->add(doc_, std::move(tree));
+        attach(parent, placeholder);
+        return placeholder;
+    }
+    const ElementRef n = dmx::make_elements(doc_, tree->elements());
+    attach(parent, n);
+    return n;
 }
 
 ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transform& t) {
-    dmx::Document& d = packs_ ? packed_tree() : doc_;
-    // The 19 mesh defaults below and meshData.
-    const ElementRef n = add_node(d, "CMapMesh", parent, t, 20);
-    // Defaults as Hammer writes a fresh mesh (vmap 29).
-    dmx::Element* e = &d[n];
-    e->add("cubeMapName", "");
-    e->add("lightGroup", "");
-    e->add("visexclude", false);
-    e->add("renderwithdynamic", false);
-    e->add("disableHeightDisplacement", false);
-    e->add("fademindist", -1.0f);
-    e->add("fademaxdist", 0.0f);
-    e->add("bakelighting", true);
-    e->add("precomputelightprobes", true);
-    e->add("renderToCubemaps", true);
-    e->add("disableShadows", false);
-    e->add("smoothingAngle", 40.0f);
-    e->add("tintColor", dmx::Color{255, 255, 255, 255});
-    e->add("renderAmt", std::int32_t{255});
-    e->add("physicsType", "default");
-    for (const char* a : {"physicsGroup", "physicsInteractsAs", "physicsInteractsWith",
-                          "physicsInteractsExclude"}) {
-        e->add(a, "");
-    }
     for (const std::string& m : mesh.materials) {
         if (material_set_.insert(m).second) materials_.push_back(m);
     }
-    const ElementRef md = vmap::add_mesh(d, std::move(mesh), ids_);  // may reallocate elements
-    d[n].add("meshData", md);
-    return finish_node(d, parent, n);
+    // Ids in the order of add_node: the node's GUID, its reference, then the mesh's.
+    const dmx::Guid id = ids_.guid();
+    const std::int32_t node_id = parent.is_null() ? 0 : next_node_id_++;
+    const std::uint64_t reference = parent.is_null() ? 0 : ids_.reference();
+    // The 19 mesh defaults and meshData.
+    std::vector<dmx::PackAttr> node = node_attributes(t, node_id, reference, 20);
+    mesh_defaults(node);
+    auto tree = std::make_unique<detail::MeshTree>(dmx::PackName("CMapMesh"), id, std::move(node),
+                                                   std::move(mesh), ids_);
+    if (packs_) {
+        // Encoded from the mesh's arrays (on the packing thread, if the packs have one).
+        const ElementRef placeholder = packs_->add(doc_, std::move(tree));
+        attach(parent, placeholder);
+        return placeholder;
+    }
+    const ElementRef n = dmx::make_elements(doc_, tree->elements());
+    attach(parent, n);
+    return n;
 }
 
 ElementRef MapBuilder::add_group(ElementRef parent, const Transform& t) {

@@ -1,5 +1,7 @@
 #include "levelkit/vmap/mesh.hpp"
 
+#include "mesh_tree.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -577,72 +579,100 @@ std::uint64_t IdSource::reference() {
     return r;
 }
 
-namespace {
+namespace detail {
 
-ElementRef add_data_array(dmx::Document& doc, std::size_t rows, std::vector<StreamData> streams,
-                          IdSource& ids) {
-    std::vector<ElementRef> refs;
-    refs.reserve(streams.size());
-    for (StreamData& s : streams) {
-        const ElementRef r = doc.add_element("CDmePolygonMeshDataStream", s.name, ids.guid());
-        dmx::Element& e = doc[r];
-        e.attributes.reserve(7);
-        const auto colon = s.name.rfind(':');
-        const std::string semantic = s.name.substr(0, colon);
-        std::int32_t index = 0;
-        if (colon != std::string::npos) index = std::atoi(s.name.c_str() + colon + 1);
-        e.add("standardAttributeName", s.standard ? semantic : std::string());
-        e.add("semanticName", semantic);
-        e.add("semanticIndex", index);
-        e.add("vertexBufferLocation", s.buffer_location);
-        e.add("dataStateFlags", s.flags);
-        e.add("subdivisionBinding", ElementRef::null());
-        e.add("data", std::move(s.data));
-        refs.push_back(r);
-    }
-    const ElementRef arr = doc.add_element("CDmePolygonMeshDataArray", {}, ids.guid());
-    doc[arr].attributes.reserve(2);
-    doc[arr].add("size", static_cast<std::int32_t>(rows));
-    doc[arr].add("streams", std::move(refs));
-    return arr;
+MeshTree::MeshTree(MeshData mesh, IdSource& ids) : mesh_(std::move(mesh)) {
+    describe(ids);
 }
 
-}  // namespace
+MeshTree::MeshTree(dmx::PackName node_class, const dmx::Guid& node_id,
+                   std::vector<dmx::PackAttr> node, MeshData mesh, IdSource& ids)
+    : mesh_(std::move(mesh)), node_(std::move(node)) {
+    node_.push_back(dmx::PackAttr::element("meshData", 1));
+    elements_.push_back({node_class, "", true, node_id, node_});
+    describe(ids);
+}
+
+void MeshTree::describe(IdSource& ids) {
+    Topology& t = mesh_.topology;
+    std::vector<StreamData>* arrays[4] = {&mesh_.vertex_streams, &mesh_.face_vertex_streams,
+                                          &mesh_.edge_streams, &mesh_.face_streams};
+    const std::size_t rows[4] = {t.vertex_edge.size(), t.edge_vertex.size(), t.edge_count(),
+                                 t.face_edge.size()};
+    std::size_t streams = 0;
+    for (const auto* a : arrays) streams += a->size();
+    // Every attribute and string is stored before a span is taken of them: no reallocation.
+    attrs_.reserve(16 + 7 * streams + 2 * 4 + 2);
+    semantics_.reserve(streams);
+    streams_.reserve(streams);
+    elements_.reserve(elements_.size() + 1 + streams + 4 + 1);
+    levels_.assign(t.edge_vertex.size(), 0);
+    auto take = [&](std::size_t from) {
+        return std::span<const dmx::PackAttr>(attrs_.data() + from, attrs_.size() - from);
+    };
+    const auto first = static_cast<std::int32_t>(elements_.size());
+    auto pos = [&] { return static_cast<std::int32_t>(elements_.size()); };
+    elements_.push_back({"CDmePolygonMesh", "meshData", true, ids.guid(), {}});
+    std::int32_t array_pos[4];
+    for (int k = 0; k < 4; ++k) {
+        const std::size_t from_stream = streams_.size();
+        for (StreamData& s : *arrays[k]) {
+            const auto colon = s.name.rfind(':');
+            semantics_.push_back(s.name.substr(0, colon));
+            std::int32_t index = 0;
+            if (colon != std::string::npos) index = std::atoi(s.name.c_str() + colon + 1);
+            const std::size_t from = attrs_.size();
+            attrs_.push_back(dmx::PackAttr::text(
+                "standardAttributeName",
+                s.standard ? std::string_view(semantics_.back()) : std::string_view()));
+            attrs_.push_back(dmx::PackAttr::text("semanticName", semantics_.back()));
+            attrs_.push_back(dmx::PackAttr("semanticIndex", index));
+            attrs_.push_back(dmx::PackAttr("vertexBufferLocation", s.buffer_location));
+            attrs_.push_back(dmx::PackAttr("dataStateFlags", s.flags));
+            attrs_.push_back(dmx::PackAttr::element("subdivisionBinding", -1));
+            attrs_.push_back(dmx::PackAttr("data", s.data));
+            streams_.push_back(pos());
+            elements_.push_back(
+                {"CDmePolygonMeshDataStream", s.name, false, ids.guid(), take(from)});
+        }
+        const std::size_t from = attrs_.size();
+        attrs_.push_back(dmx::PackAttr("size", static_cast<std::int32_t>(rows[k])));
+        attrs_.push_back(dmx::PackAttr::elements(
+            "streams", std::span<const std::int32_t>(streams_.data() + from_stream,
+                                                     streams_.size() - from_stream)));
+        array_pos[k] = pos();
+        elements_.push_back({"CDmePolygonMeshDataArray", "", true, ids.guid(), take(from)});
+    }
+    std::size_t from = attrs_.size();
+    attrs_.push_back(dmx::PackAttr("subdivisionLevels", levels_));
+    attrs_.push_back(dmx::PackAttr::elements("streams", {}));
+    const std::int32_t sub = pos();
+    elements_.push_back({"CDmePolygonMeshSubdivisionData", "", true, ids.guid(), take(from)});
+    from = attrs_.size();
+    attrs_.push_back(dmx::PackAttr("vertexEdgeIndices", t.vertex_edge));
+    attrs_.push_back(dmx::PackAttr("vertexDataIndices", t.vertex_data));
+    attrs_.push_back(dmx::PackAttr("edgeVertexIndices", t.edge_vertex));
+    attrs_.push_back(dmx::PackAttr("edgeOppositeIndices", t.edge_opposite));
+    attrs_.push_back(dmx::PackAttr("edgeNextIndices", t.edge_next));
+    attrs_.push_back(dmx::PackAttr("edgeFaceIndices", t.edge_face));
+    attrs_.push_back(dmx::PackAttr("edgeDataIndices", t.edge_data));
+    attrs_.push_back(dmx::PackAttr("edgeVertexDataIndices", t.edge_vertex_data));
+    attrs_.push_back(dmx::PackAttr("faceEdgeIndices", t.face_edge));
+    attrs_.push_back(dmx::PackAttr("faceDataIndices", t.face_data));
+    attrs_.push_back(dmx::PackAttr("materials", std::span<const std::string>(mesh_.materials)));
+    attrs_.push_back(dmx::PackAttr::element("vertexData", array_pos[0]));
+    attrs_.push_back(dmx::PackAttr::element("faceVertexData", array_pos[1]));
+    attrs_.push_back(dmx::PackAttr::element("edgeData", array_pos[2]));
+    attrs_.push_back(dmx::PackAttr::element("faceData", array_pos[3]));
+    attrs_.push_back(dmx::PackAttr::element("subdivisionData", sub));
+    elements_[static_cast<std::size_t>(first)].attributes = take(from);
+}
+
+}  // namespace detail
 
 ElementRef add_mesh(dmx::Document& doc, MeshData mesh, IdSource& ids) {
-    Topology& t = mesh.topology;
-    const ElementRef m = doc.add_element("CDmePolygonMesh", "meshData", ids.guid());
-    // Children are created first so `doc[m]` stays valid only through index access below.
-    const ElementRef vd =
-        add_data_array(doc, t.vertex_edge.size(), std::move(mesh.vertex_streams), ids);
-    const ElementRef fvd =
-        add_data_array(doc, t.edge_vertex.size(), std::move(mesh.face_vertex_streams), ids);
-    const ElementRef ed = add_data_array(doc, t.edge_count(), std::move(mesh.edge_streams), ids);
-    const ElementRef fd =
-        add_data_array(doc, t.face_edge.size(), std::move(mesh.face_streams), ids);
-    const ElementRef sub = doc.add_element("CDmePolygonMeshSubdivisionData", {}, ids.guid());
-    doc[sub].attributes.reserve(2);
-    doc[sub].add("subdivisionLevels", IntArray(t.edge_vertex.size(), 0));
-    doc[sub].add("streams", std::vector<ElementRef>{});
-    dmx::Element& e = doc[m];
-    e.attributes.reserve(16);
-    e.add("vertexEdgeIndices", std::move(t.vertex_edge));
-    e.add("vertexDataIndices", std::move(t.vertex_data));
-    e.add("edgeVertexIndices", std::move(t.edge_vertex));
-    e.add("edgeOppositeIndices", std::move(t.edge_opposite));
-    e.add("edgeNextIndices", std::move(t.edge_next));
-    e.add("edgeFaceIndices", std::move(t.edge_face));
-    e.add("edgeDataIndices", std::move(t.edge_data));
-    e.add("edgeVertexDataIndices", std::move(t.edge_vertex_data));
-    e.add("faceEdgeIndices", std::move(t.face_edge));
-    e.add("faceDataIndices", std::move(t.face_data));
-    e.add("materials", std::move(mesh.materials));
-    e.add("vertexData", vd);
-    e.add("faceVertexData", fvd);
-    e.add("edgeData", ed);
-    e.add("faceData", fd);
-    e.add("subdivisionData", sub);
-    return m;
+    const detail::MeshTree tree(std::move(mesh), ids);
+    return dmx::make_elements(doc, tree.elements());
 }
 
 }  // namespace lk::vmap

@@ -260,5 +260,156 @@ TEST(PackedSubtrees, VersionsWithoutFourByteIndicesAreNotPacked) {
     EXPECT_EQ(packs.error()->code, "dmx.unsupported");
 }
 
+// A subtree described without a datamodel (PackSource): the elements of add_subtree but the
+// null string, in another order than Valve's (the root first), with a dynamic name and text.
+class Described final : public PackSource {
+public:
+    Described(std::uint32_t k, std::uint32_t& next_id, bool big)
+        : name_("s" + std::to_string(k)),
+          label_("leaf " + std::to_string(k)),
+          after_("unique " + std::to_string(k)),
+          points_(big ? 20000 : 3, 1.5f) {
+        const Guid root = guid(next_id++), a = guid(next_id++), b = guid(next_id++);
+        attrs_.reserve(16);
+        attrs_.push_back(PackAttr("value", 2.5f));
+        attrs_.push_back(PackAttr::element("self", 2));
+        const std::span<const PackAttr> b_attrs(attrs_.data(), 2);
+        attrs_.push_back(PackAttr("value", std::int32_t(k)));
+        attrs_.push_back(PackAttr::text("label", label_));
+        const std::span<const PackAttr> a_attrs(attrs_.data() + 2, 2);
+        attrs_.push_back(PackAttr("count", std::int32_t(7)));
+        attrs_.push_back(PackAttr::literal_text("text", "hello"));
+        attrs_.push_back(PackAttr("points", points_));
+        attrs_.push_back(PackAttr::named_text(dynamic_, after_));
+        attrs_.push_back(PackAttr("names", std::span<const std::string>(names_)));
+        attrs_.push_back(PackAttr::elements("leaves", leaves_));
+        attrs_.push_back(PackAttr::element("first", 2));
+        attrs_.push_back(PackAttr::element("none", -1));
+        attrs_.push_back(PackAttr("colour", Color{1, 2, 3, 4}));
+        attrs_.push_back(PackAttr("big", std::uint64_t{0x0102030405060708ull}));
+        attrs_.push_back(PackAttr("flag", true));
+        elements_.push_back({"Sub", name_, false, root, {attrs_.data() + 4, 11}});
+        elements_.push_back({"Leaf", "b", true, b, b_attrs});
+        elements_.push_back({"Leaf", "", true, a, a_attrs});
+    }
+    std::span<const PackElement> elements() const override { return elements_; }
+
+private:
+    std::string name_, label_, after_, dynamic_ = "after";
+    std::vector<float> points_;
+    std::vector<std::string> names_{"x", "y"};
+    std::vector<std::int32_t> leaves_{2, 1, -1};
+    std::vector<PackAttr> attrs_;
+    std::vector<PackElement> elements_;
+};
+
+// The document with its subtrees made from their descriptions (`packed` false), or packed from
+// them (by the packing thread when `on_thread`).
+Built build_described(bool packed, bool on_thread) {
+    Built out{binary9(), {}};
+    Document& d = out.doc;
+    std::uint32_t next_id = 1;
+    d.root = d.add_element("Root", "root", guid(next_id++));
+    d[d.root].add("title", std::string("hello"));
+    out.packs.pack_on_thread(on_thread);
+    std::vector<ElementRef> kids;
+    for (std::uint32_t k = 0; k < 12; ++k) {
+        auto s = std::make_unique<Described>(k, next_id, k == 2);
+        kids.push_back(packed ? out.packs.add(d, std::move(s)) : make_elements(d, s->elements()));
+    }
+    d[d.root].add("kids", kids);
+    d[d.root].add("favourite", kids[2]);
+    return out;
+}
+
+TEST(PackedSubtrees, DescribedSubtreesWriteTheBytesOfTheirElements) {
+    const Built whole = build_described(false, false);
+    auto a = write(whole.doc);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    for (bool on_thread : {false, true}) {
+        const Built packed = build_described(true, on_thread);
+        EXPECT_EQ(packed.packs.size(), 12u);
+        auto b = write(packed.doc, packed.packs);
+        ASSERT_TRUE(b.ok()) << b.error().to_string();
+        EXPECT_TRUE(*a == *b) << on_thread;
+        auto back = unpack(packed.doc, packed.packs);
+        ASSERT_TRUE(back.ok()) << back.error().to_string();
+        EXPECT_EQ(compare_graphs(whole.doc, *back), std::nullopt);
+    }
+    // Made from its description, a subtree is the datamodel written by hand.
+    Document by_hand = binary9();
+    std::uint32_t next_id = 1;
+    const ElementRef root = by_hand.add_element("Sub", "s0", guid(next_id++));
+    const ElementRef la = by_hand.add_element("Leaf", "", guid(next_id++));
+    const ElementRef lb = by_hand.add_element("Leaf", "b", guid(next_id++));
+    by_hand[la].add("value", std::int32_t(0));
+    by_hand[la].add("label", std::string("leaf 0"));
+    by_hand[lb].add("value", 2.5f);
+    by_hand[lb].add("self", la);
+    Element& e = by_hand[root];
+    e.add("count", std::int32_t(7));
+    e.add("text", std::string("hello"));
+    e.add("points", std::vector<float>(3, 1.5f));
+    e.add("after", std::string("unique 0"));
+    e.add("names", std::vector<std::string>{"x", "y"});
+    e.add("leaves", std::vector<ElementRef>{la, lb, ElementRef::null()});
+    e.add("first", la);
+    e.add("none", ElementRef::null());
+    e.add("colour", Color{1, 2, 3, 4});
+    e.add("big", std::uint64_t{0x0102030405060708ull});
+    e.add("flag", true);
+    by_hand.root = root;
+    Document made = binary9();
+    next_id = 1;
+    const Described s(0, next_id, false);
+    made.root = make_elements(made, s.elements());
+    EXPECT_EQ(compare_graphs(by_hand, made), std::nullopt);
+    auto x = write(by_hand), y = write(made);
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_TRUE(*x == *y);
+}
+
+// What cannot be packed from a description is the error writing returns, as for a tree.
+TEST(PackedSubtrees, DescribedSubtreesThatCannotBePacked) {
+    struct Bad final : PackSource {
+        std::vector<std::string> texts{std::string("a\0b", 3)};
+        std::vector<PackAttr> attrs;
+        std::vector<PackElement> els;
+        std::span<const PackElement> elements() const override { return els; }
+    };
+    auto error_of = [](auto&& fill, bool on_thread) {
+        Built b = build(true);
+        b.packs.pack_on_thread(on_thread);
+        auto s = std::make_unique<Bad>();
+        fill(*s);
+        const ElementRef placeholder = b.packs.add(b.doc, std::move(s));
+        b.doc[b.doc.root].add("extra", placeholder);
+        auto w = write(b.doc, b.packs);
+        return w.ok() ? std::string("(written)") : w.error().code;
+    };
+    for (bool on_thread : {false, true}) {
+        EXPECT_EQ(error_of(
+                      [](Bad& s) {
+                          s.attrs.push_back(PackAttr("bad", std::span<const std::string>(s.texts)));
+                          s.els.push_back({"Sub", "", true, guid(900), s.attrs});
+                      },
+                      on_thread),
+                  "dmx.string-not-representable");
+        EXPECT_EQ(error_of(
+                      [](Bad& s) {
+                          s.els.push_back({"Sub", "", true, guid(901), {}});
+                          s.els.push_back({"Stray", "", true, guid(902), {}});
+                      },
+                      on_thread),
+                  "dmx.pack-not-a-tree");
+        EXPECT_EQ(error_of(
+                      [](Bad& s) {
+                          s.els.push_back({"Sub", "", true, guid(903), {}});
+                      },
+                      on_thread),
+                  "(written)");
+    }
+}
+
 }  // namespace
 }  // namespace lk::dmx

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,7 @@ namespace lk::dmx {
 namespace detail {
 template <class V>
 class FlatStringMap;
+class TextIds;
 
 // One packed subtree: its element index entries and attribute blocks, as a binary writer of
 // `version` makes them, with string indices that are ids in the pool and references that are
@@ -38,6 +41,158 @@ struct Pack {
     std::span<const std::uint32_t> strings;  // the subtree's strings, in gather order, each once
 };
 }  // namespace detail
+
+// --- subtrees described without a datamodel -----------------------------------------------
+//
+// A converter that makes thousands of subtrees of one shape (a VMAP mesh: 19 elements, a few
+// hundred attributes) can describe each as a list of elements whose attributes point at values
+// it keeps, and have it encoded straight from them: the bytes are those of the same elements
+// made in a tree and packed, without making the tree (its allocations and symbol lookups).
+
+// A class or attribute name that is a string literal: its address names it for the life of the
+// program, so a packer finds its string id without hashing the text. (consteval: a literal or
+// another array of static storage, never a buffer that could change.)
+class PackName {
+public:
+    template <std::size_t N>
+    consteval PackName(const char (&s)[N]) : s_(s, N - 1) {}  // NOLINT(implicit)
+    std::string_view str() const { return s_; }
+    const char* key() const { return s_.data(); }
+
+private:
+    std::string_view s_;
+};
+
+// An attribute of a described element. Scalars are held; arrays and strings are read where they
+// lie, so what they point at must outlive the packing (or the making) of the subtree.
+class PackAttr {
+public:
+    // A scalar of a fixed size: int32, float, bool, Color, the vectors, QAngle, Quaternion, Time,
+    // uint64, uint8.
+    template <class T>
+    requires(is_value_type<T> && !is_array(type_of<T>) && std::is_trivially_copyable_v<T> &&
+             sizeof(T) <= 16 && !std::is_same_v<T, ElementRef> && !std::is_same_v<T, Guid>)
+        PackAttr(PackName name, T v)
+        : name_(name.str()), type_(type_of<T>), size_(sizeof(T)) {
+        static_assert(std::is_same_v<T, bool> || sizeof(T) % word_of<T>() == 0);
+        std::memcpy(inline_, &v, sizeof(T));
+        word_ = word_of<T>();
+        if constexpr (std::is_same_v<T, bool>) inline_[0] = v ? std::byte{1} : std::byte{0};
+    }
+    // An array of plain items (int32, float, the vectors, Color, Time, uint64, uint8).
+    template <class T>
+    requires(is_value_type<std::vector<T>>&& std::is_trivially_copyable_v<T> &&
+             !std::is_same_v<T, ElementRef> && !std::is_same_v<T, Guid>)
+        PackAttr(PackName name, const std::vector<T>& v)
+        : name_(name.str()),
+          type_(type_of<std::vector<T>>),
+          data_(v.data()),
+          count_(v.size()),
+          size_(sizeof(T)),
+          word_(word_of<T>()) {}
+    // An array of strings (written inline, NUL-terminated).
+    PackAttr(PackName name, std::span<const std::string> v)
+        : name_(name.str()), type_(Type::string_array), data_(v.data()), count_(v.size()) {}
+    // An array value held in a Value (plain items or strings).
+    PackAttr(PackName name, const Value& v);
+    // A string value: `text` kept by the caller, or a literal.
+    static PackAttr text(PackName name, std::string_view text) {
+        PackAttr a(name, Type::string);
+        a.text_ = text;
+        return a;
+    }
+    // A string attribute whose name is not a literal (both kept by the caller).
+    static PackAttr named_text(std::string_view name, std::string_view text) {
+        PackAttr a(PackName(""), Type::string);
+        a.name_ = name;
+        a.name_literal_ = false;
+        a.text_ = text;
+        return a;
+    }
+    static PackAttr literal_text(PackName name, PackName literal) {
+        PackAttr a = text(name, literal.str());
+        a.literal_ = true;
+        return a;
+    }
+    // A reference to the element at `position` in the described list; -1: null.
+    static PackAttr element(PackName name, std::int32_t position) {
+        PackAttr a(name, Type::element);
+        a.ref_ = position;
+        return a;
+    }
+    // References by position in the list.
+    static PackAttr elements(PackName name, std::span<const std::int32_t> positions) {
+        PackAttr a(name, Type::element_array);
+        a.data_ = positions.data();
+        a.count_ = positions.size();
+        return a;
+    }
+
+    std::string_view name() const { return name_; }
+    bool name_literal() const { return name_literal_; }
+    Type type() const { return type_; }
+    // Scalars: their bytes (native order); arrays: items and their count; bytes per item.
+    const std::byte* scalar() const { return inline_; }
+    const void* data() const { return data_; }
+    std::size_t count() const { return count_; }
+    std::size_t item_size() const { return size_; }
+    // Bytes of each number within an item (1, 4 or 8), for byte order.
+    std::size_t word() const { return word_; }
+    std::string_view text() const { return text_; }
+    bool literal() const { return literal_; }
+    std::int32_t ref() const { return ref_; }
+
+private:
+    PackAttr(PackName name, Type t) : name_(name.str()), type_(t) {}
+    template <class T>
+    static constexpr std::size_t word_of() {
+        if constexpr (std::is_same_v<T, std::uint64_t>) {
+            return 8;
+        } else if constexpr (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, bool> ||
+                             std::is_same_v<T, Color>) {
+            return 1;
+        } else {
+            return 4;
+        }
+    }
+    std::string_view name_;
+    bool name_literal_ = true;
+    Type type_;
+    alignas(8) std::byte inline_[16]{};
+    const void* data_ = nullptr;
+    std::size_t count_ = 0, size_ = 0, word_ = 1;
+    std::string_view text_;
+    bool literal_ = false;
+    std::int32_t ref_ = -1;
+};
+
+// A described element: its class, name (kept by the caller; `name_literal` when a literal, which
+// is found without hashing), GUID and attributes in order.
+struct PackElement {
+    PackName type;
+    std::string_view name;
+    bool name_literal = false;
+    Guid id;
+    std::span<const PackAttr> attributes;
+};
+
+// A subtree to pack: its elements, the root first, every one reachable from it, references by
+// position in the list. It lives (and what its attributes point at with it) until packed.
+class PackSource {
+public:
+    virtual ~PackSource() = default;
+    virtual std::span<const PackElement> elements() const = 0;
+};
+
+// The described elements made in `doc` (for a document written without packing), in the
+// list's order: the same elements the packed bytes hold. Returns the root.
+ElementRef make_elements(Document& doc, std::span<const PackElement> elements);
+// The same, the elements made appended to `made` (by position in the list).
+void make_elements(Document& doc, std::span<const PackElement> elements,
+                   std::vector<ElementRef>& made);
+// Appends described attributes to `e` (Element::add), references by position in `refs`.
+void add_attributes(Element& e, std::span<const PackAttr> attributes,
+                    std::span<const ElementRef> refs = {});
 
 // A converter that builds a large binary DMX (VMF -> VMAP: a mesh and the 18 elements under it
 // for every brush) can encode each self-contained subtree as soon as it is made and keep only
@@ -74,6 +229,10 @@ public:
     std::unique_ptr<Document> take_tree();
     // As add(doc, tree), taking the tree (from take_tree()); it comes back through take_tree().
     ElementRef add(Document& doc, std::unique_ptr<Document> tree);
+    // A subtree described by `source`, encoded as add(doc, tree) encodes the same elements made
+    // in a tree with doc's header (on the packing thread when there is one; the source is freed
+    // by the caller's thread, at a later add or at wait()).
+    ElementRef add(Document& doc, std::unique_ptr<PackSource> source);
     // Waits until every subtree added is encoded (done by the writers below; needed before
     // pack(), error(), memory() or pack_of()). A failure of the packing thread (out of memory)
     // is thrown here.
@@ -142,6 +301,13 @@ private:
     WorkerHandle worker_;
     // Encodes `tree` as the next pack (on the packing thread when there is one).
     void encode(const Document& tree);
+    // Encodes a described subtree as the next pack.
+    void encode(const PackSource& source, int version);
+    // Stores the pack encoded in scratch_ (relocations in scratch_relocs_, strings in
+    // scratch_strings_).
+    void store_pack(detail::Pack& p);
+    std::uint32_t literal(PackName n);
+    std::unique_ptr<detail::TextIds> literal_ids_;
     // The placeholder of `tree` added to `doc`, for the next pack.
     ElementRef placeholder(Document& doc, const Document& tree);
     bool on_thread_ = false;
@@ -185,7 +351,8 @@ private:
     std::vector<Slab> slabs_;
     std::size_t slab_used_ = 0, slab_size_ = 0, slab_bytes_ = 0;
     Bytes scratch_;
-    std::vector<std::uint32_t> scratch_relocs_, scratch_strings_;
+    std::vector<std::uint32_t> scratch_relocs_, scratch_strings_, scratch_order_, scratch_ids_;
+    std::vector<std::int32_t> scratch_positions_;
     std::vector<std::uint8_t> scratch_steps_;
 };
 
