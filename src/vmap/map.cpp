@@ -108,7 +108,7 @@ public:
     // in the described list.
     EntityParts(IdSource& ids, const Properties* props,
                 const std::vector<EntityData::Output>& outputs, std::int32_t first)
-        : outputs_(outputs), has_props_(props != nullptr) {
+        : outputs_(outputs) {
         attrs_.reserve(4 + 7 * outputs_.size() + (props ? props->size() : 0));
         positions_.reserve(outputs_.size());
         elements_.reserve(2 + outputs_.size());
@@ -174,7 +174,6 @@ private:
     }
     std::vector<EntityData::Output> outputs_;
     Properties props_;
-    bool has_props_;
     std::vector<dmx::PackAttr> attrs_, node_;
     std::vector<std::int32_t> positions_;
     std::vector<dmx::PackElement> elements_;
@@ -450,6 +449,14 @@ void MapBuilder::attach(ElementRef parent, ElementRef n) {
     c->value.get<std::vector<ElementRef>>().push_back(n);
 }
 
+MapBuilder::NodeIds MapBuilder::next_node_ids(ElementRef parent) {
+    NodeIds n;
+    n.guid = ids_.guid();
+    n.node_id = parent.is_null() ? 0 : next_node_id_++;
+    n.reference = parent.is_null() ? 0 : ids_.reference();
+    return n;
+}
+
 ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const Transform& t,
                                 std::size_t more_attributes) {
     const ElementRef n = add_node(doc_, cls, parent, t, more_attributes);
@@ -459,15 +466,14 @@ ElementRef MapBuilder::add_node(std::string_view cls, ElementRef parent, const T
 
 ElementRef MapBuilder::add_node(dmx::Document& d, std::string_view cls, ElementRef parent,
                                 const Transform& t, std::size_t more_attributes) {
-    const ElementRef n = new_element(d, cls);
-    const std::int32_t node_id = parent.is_null() ? 0 : next_node_id_++;
-    const std::uint64_t reference = parent.is_null() ? 0 : ids_.reference();
+    const NodeIds ids = next_node_ids(parent);
+    const ElementRef n = d.add_element(cls, {}, ids.guid);
     dmx::Element& e = d[n];
     // Every element's attributes are reserved at their final count where the builder knows it:
     // grown one at a time they cost five or six allocations an element and up to twice the
     // memory.
     e.attributes.reserve(kNodeAttributes + more_attributes);
-    dmx::add_attributes(e, node_attributes(t, node_id, reference, 0));
+    dmx::add_attributes(e, node_attributes(t, ids.node_id, ids.reference, 0));
     return n;
 }
 
@@ -518,13 +524,10 @@ dmx::Document& MapBuilder::packed_tree() {
 }
 
 ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent, bool leaf) {
-    // Ids in the order of add_node: the node's GUID, its reference, then the parts'.
-    const dmx::Guid id = ids_.guid();
-    const std::int32_t node_id = parent.is_null() ? 0 : next_node_id_++;
-    const std::uint64_t reference = parent.is_null() ? 0 : ids_.reference();
+    const NodeIds ids = next_node_ids(parent);
     // relayPlugData, connectionsData, entity_properties, hitNormal, isProceduralEntity.
     auto tree = std::make_unique<EntityTree>(
-        id, node_attributes(ent.transform, node_id, reference, 5), ids_, ent);
+        ids.guid, node_attributes(ent.transform, ids.node_id, ids.reference, 5), ids_, ent);
     if (packs_ && leaf) {
         const ElementRef placeholder = packs_->add(doc_, std::move(tree));
         attach(parent, placeholder);
@@ -539,15 +542,12 @@ ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transfor
     for (const std::string& m : mesh.materials) {
         if (material_set_.insert(m).second) materials_.push_back(m);
     }
-    // Ids in the order of add_node: the node's GUID, its reference, then the mesh's.
-    const dmx::Guid id = ids_.guid();
-    const std::int32_t node_id = parent.is_null() ? 0 : next_node_id_++;
-    const std::uint64_t reference = parent.is_null() ? 0 : ids_.reference();
+    const NodeIds ids = next_node_ids(parent);
     // The 19 mesh defaults and meshData.
-    std::vector<dmx::PackAttr> node = node_attributes(t, node_id, reference, 20);
+    std::vector<dmx::PackAttr> node = node_attributes(t, ids.node_id, ids.reference, 20);
     mesh_defaults(node);
-    auto tree = std::make_unique<detail::MeshTree>(dmx::PackName("CMapMesh"), id, std::move(node),
-                                                   std::move(mesh), ids_);
+    auto tree = std::make_unique<detail::MeshTree>(dmx::PackName("CMapMesh"), ids.guid,
+                                                   std::move(node), std::move(mesh), ids_);
     if (packs_) {
         // Encoded from the mesh's arrays (on the packing thread, if the packs have one).
         const ElementRef placeholder = packs_->add(doc_, std::move(tree));

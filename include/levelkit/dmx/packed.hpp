@@ -82,7 +82,8 @@ public:
     // An array of plain items (int32, float, the vectors, Color, Time, uint64, uint8).
     template <class T>
     requires(is_value_type<std::vector<T>>&& std::is_trivially_copyable_v<T> &&
-             !std::is_same_v<T, ElementRef> && !std::is_same_v<T, Guid>)
+             !std::is_same_v<T, ElementRef> && !std::is_same_v<T, Guid> &&
+             !std::is_same_v<T, bool> && !std::is_same_v<T, std::byte>)
         PackAttr(PackName name, const std::vector<T>& v)
         : name_(name.str()),
           type_(type_of<std::vector<T>>),

@@ -199,6 +199,14 @@ private:
     // The document a packed node is made in (emptied).
     dmx::Document& packed_tree();
     static constexpr std::size_t kNodeAttributes = 11;
+    // A new node's GUID, nodeID and referenceID (0 for a node without a parent), drawn in
+    // that order; the node's other elements draw their GUIDs after them.
+    struct NodeIds {
+        dmx::Guid guid;
+        std::int32_t node_id = 0;
+        std::uint64_t reference = 0;
+    };
+    NodeIds next_node_ids(ElementRef parent);
     // relayPlugData, connectionsData and (unless `props` is null) entity_properties.
     void add_entity_parts(ElementRef node,
                           const std::vector<std::pair<std::string, std::string>>* props,
