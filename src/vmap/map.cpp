@@ -528,14 +528,7 @@ ElementRef MapBuilder::add_entity(ElementRef parent, const EntityData& ent, bool
     // relayPlugData, connectionsData, entity_properties, hitNormal, isProceduralEntity.
     auto tree = std::make_unique<EntityTree>(
         ids.guid, node_attributes(ent.transform, ids.node_id, ids.reference, 5), ids_, ent);
-    if (packs_ && leaf) {
-        const ElementRef placeholder = packs_->add(doc_, std::move(tree));
-        attach(parent, placeholder);
-        return placeholder;
-    }
-    const ElementRef n = dmx::make_elements(doc_, tree->elements());
-    attach(parent, n);
-    return n;
+    return place(parent, std::move(tree), packs_ && leaf);
 }
 
 ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transform& t) {
@@ -548,13 +541,13 @@ ElementRef MapBuilder::add_mesh(ElementRef parent, MeshData mesh, const Transfor
     mesh_defaults(node);
     auto tree = std::make_unique<detail::MeshTree>(dmx::PackName("CMapMesh"), ids.guid,
                                                    std::move(node), std::move(mesh), ids_);
-    if (packs_) {
-        // Encoded from the mesh's arrays (on the packing thread, if the packs have one).
-        const ElementRef placeholder = packs_->add(doc_, std::move(tree));
-        attach(parent, placeholder);
-        return placeholder;
-    }
-    const ElementRef n = dmx::make_elements(doc_, tree->elements());
+    return place(parent, std::move(tree), packs_ != nullptr);
+}
+
+ElementRef MapBuilder::place(ElementRef parent, std::unique_ptr<dmx::PackSource> tree, bool pack) {
+    // Packed: encoded from the description (on the packing thread, if the packs have one).
+    const ElementRef n =
+        pack ? packs_->add(doc_, std::move(tree)) : dmx::make_elements(doc_, tree->elements());
     attach(parent, n);
     return n;
 }

@@ -207,6 +207,9 @@ private:
         std::uint64_t reference = 0;
     };
     NodeIds next_node_ids(ElementRef parent);
+    // A described node (its tree) under `parent`: packed (`pack`) or made in the document;
+    // returns what the document holds for it.
+    ElementRef place(ElementRef parent, std::unique_ptr<dmx::PackSource> tree, bool pack);
     // relayPlugData, connectionsData and (unless `props` is null) entity_properties.
     void add_entity_parts(ElementRef node,
                           const std::vector<std::pair<std::string, std::string>>* props,
