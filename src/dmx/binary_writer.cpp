@@ -583,9 +583,11 @@ Result<void> write_binary(const Document& doc, ByteWriter& out) {
 namespace lk::dmx {
 
 namespace {
-// Heap freed while packing is handed back once half a megabyte more is free than after the
-// last time (give_back_free_heap).
-constexpr std::size_t kTrimStep = std::size_t{1} << 19;
+// Heap freed while packing is handed back once 64 KiB more is free than after the last time
+// (give_back_free_heap), at most once a slab: largest VMF -> VMAP (2026-12-02, 60 pairs)
+// against half a megabyte, peak 22.4 MiB against 23.2 (max 22.9 against 24.0) for 1.00x the
+// wall and CPU time.
+constexpr std::size_t kTrimStep = std::size_t{1} << 16;
 }  // namespace
 
 // The packing thread: trees queued by add() are encoded in order; each then waits in `spare`
