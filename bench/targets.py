@@ -15,6 +15,11 @@ the -j 1 run to one processor, as a lone job's VMF reader would otherwise use bo
 gives each round's median; "met" counts the rounds whose median meets the target. Needs the
 corpus ($LEVELKIT_CORPUS, default ../shared/corpus) and a Release build with the benchmarks.
 
+Each round also measures the machine itself (BUILD/bench/yardstick_bench: fixed work that is
+not levelkit's: parsing numbers, small allocations, page faults) and prints it under the table:
+this is a virtual machine whose speed drifts by hours, and a round that misses a target while
+the yardstick is slow too was measured on a slow machine, not a slower levelkit.
+
 --vs OTHER_BUILD (the build folder of another checkout, e.g. the release a target was set
 against) measures every row of that build too, in turn with this one within each round (the
 same benchmark run, the same whole-process command), and prints a second table: this build's
@@ -117,6 +122,27 @@ def library_rows(build: Path, reps: int) -> list[float | None]:
     ]
 
 
+# The machine's speed in a round: fixed work that is not levelkit's (bench/yardstick_bench.cpp),
+# so that a slow round shows as a slow machine. (name, benchmark, unit, rate key)
+YARDSTICK = [
+    ("parsing numbers (std::from_chars, 1 MiB)", "BM_YardstickParse", "MiB/s", "bytes_per_second"),
+    ("small allocations made and freed (200,000)", "BM_YardstickAlloc", "M/s", "items_per_second"),
+    ("fresh memory touched (32 MiB, page faults)", "BM_YardstickFault", "MiB/s", "bytes_per_second"),
+]
+
+
+def yardstick(build: Path, reps: int) -> list[float | None]:
+    exe = build / "bench" / "yardstick_bench"
+    if not exe.is_file():
+        return [None] * len(YARDSTICK)
+    got = gbench(exe, "BM_Yardstick", reps)
+    out = []
+    for _, name, unit, key in YARDSTICK:
+        b = got.get(name)
+        out.append(None if b is None else b[key] / (MIB if unit == "MiB/s" else 1e6))
+    return out
+
+
 def one_round(args, builds: list[Path], vmf: Path, maps: list[str], tmp: Path) -> list[list]:
     """Every row for each build (this one first), the builds in turn within each row."""
     lib = [library_rows(b, args.reps) for b in builds]
@@ -182,8 +208,9 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="lk-targets-"))
     start = datetime.now(timezone.utc)
     try:
-        rounds, others = [], []
+        rounds, others, machine = [], [], []
         for r in range(args.rounds):
+            machine.append(yardstick(args.build, args.reps))
             got = one_round(args, builds, vmfs[0], maps, tmp)
             rounds.append(got[0])
             if args.vs:
@@ -198,7 +225,10 @@ def main() -> int:
                           "rows": [{"row": row[0], "unit": row[1], "target": row[2],
                                     "rounds": [rd[i] for rd in rounds],
                                     "vs_rounds": [rd[i] for rd in others]}
-                                   for i, row in enumerate(ROWS)]}, indent=2))
+                                   for i, row in enumerate(ROWS)],
+                          "yardstick": [{"work": y[0], "unit": y[2],
+                                         "rounds": [m[i] for m in machine]}
+                                        for i, y in enumerate(YARDSTICK)]}, indent=2))
         return 0
     print(f"{start:%Y-%m-%d %H:%M}–{end:%H:%M} UTC, {args.rounds} rounds, "
           f"{os.cpu_count()} processors\n")
@@ -211,6 +241,15 @@ def main() -> int:
         met = sum((v >= target) if cmp == "ge" else (v <= target) for v in vals)
         sign = "≥" if cmp == "ge" else "≤"
         print(f"| {name} | {cell} {unit} | {sign} {target:g} {unit} | {met} of {len(vals)} |")
+    if any(v is not None for m in machine for v in m):
+        print("\nThe machine in each round (bench/yardstick_bench.cpp: fixed work, not levelkit's; "
+              "a slow round of the rows above with a slow yardstick is the machine):\n")
+        print("| yardstick | round medians |")
+        print("|---|---|")
+        for i, (name, _, unit, _) in enumerate(YARDSTICK):
+            vals = [m[i] for m in machine]
+            cell = " / ".join("-" if v is None else f"{v:.0f}" for v in vals)
+            print(f"| {name} | {cell} {unit} |")
     if args.vs:
         print(f"\nAgainst {args.vs} (each round: both builds, in turn), this build's speed over "
               "the other's (above 1: faster; for memory, the other's peak over this one's):\n")
