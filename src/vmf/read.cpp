@@ -745,8 +745,8 @@ void TypedReader<Tree, Node>::read_solid(const Node& n, const Path& path, bool h
     if constexpr (std::is_same_v<Node, LiteNode>) {
         // Where every side was taken, the reader's vector becomes the solid's (no side is
         // moved) if it has at most one spare side; otherwise the sides move into a vector of
-        // their number. Spare room is kept for the whole read: two sides a solid were 0.2x
-        // the VMF's size in the peak memory of VMF -> VMAP.
+        // their number. Spare room is kept for the whole read: two sides a solid were 0.8 MB
+        // of the read's 11.6 MB heap peak on the largest corpus VMF (4.16 MB).
         std::size_t tree_sides = 0;
         for (Node c : n) tree_sides += c.taken() != kTakenSide && c.is_block() && is<"side">(c);
         last_side_count_ = taken_sides_.size() + tree_sides;
@@ -1705,7 +1705,7 @@ std::optional<Map> read_map_threaded(const Blob& source, Diagnostics& diags, con
         }
         const std::size_t world_solids_before = cuts[i].in_world ? world_solids_read : 0;
         if (!join(map, parts[i].map.value(), cuts[i].in_world)) return std::nullopt;
-        // The piece's emptied vectors go now, not with the last piece: they are the join's peak.
+        // The piece's emptied vectors go now rather than all at once when the join ends.
         parts[i].map = Map{};
         add_piece_diags(all, parts[i].diags, static_cast<std::uint32_t>(cuts[i].at), line,
                         entities_read, world_solids_before);
